@@ -1,0 +1,35 @@
+/* cli/: the fitcheck command. One file per verb; each verb parses its own
+ * options and returns the process exit status (0 ok, 1 runtime failure,
+ * 2 bad usage or bad input). Results go to stdout, diagnostics to stderr. */
+#ifndef FC_CLI_H
+#define FC_CLI_H
+
+#include "common/fc.h"
+
+typedef struct cli_verb {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the verb */
+} cli_verb;
+
+int cli_inspect(int argc, char **argv);
+int cli_probe(int argc, char **argv);
+int cli_plan(int argc, char **argv);
+int cli_run(int argc, char **argv);
+int cli_report(int argc, char **argv);
+int cli_models(int argc, char **argv);
+int cli_hw(int argc, char **argv);
+int cli_gen(int argc, char **argv);
+int cli_main_job(void);
+
+/* Prints "fitcheck VERB: message" to stderr and returns 2. */
+int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints an fc_err as "fitcheck VERB: message" and returns its status. */
+int cli_report_error(const char *verb, const fc_err *err);
+/* Says plainly that a verb is not built yet; exit status 1. */
+int cli_not_yet(const char *verb, const char *what);
+/* Strict integer/float parsing for flags: whole string, in range. */
+bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+bool cli_parse_f64(const char *s, double lo, double hi, double *out);
+
+#endif

@@ -1,0 +1,11 @@
+#include "cli/cli.h"
+
+#include <string.h>
+
+int cli_plan(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--help")) {
+        printf("usage: fitcheck plan ... (not implemented yet: issue #4)\n");
+        return 0;
+    }
+    return cli_not_yet("plan", "issue #4");
+}

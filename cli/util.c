@@ -1,0 +1,45 @@
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+int cli_usage_error(const char *verb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fitcheck %s: ", verb);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'fitcheck %s --help')\n", verb);
+    va_end(ap);
+    return FC_EINPUT;
+}
+
+int cli_report_error(const char *verb, const fc_err *err) {
+    fprintf(stderr, "fitcheck %s: %s\n", verb, err->msg[0] ? err->msg : "failed");
+    return err->status ? err->status : FC_ERUNTIME;
+}
+
+int cli_not_yet(const char *verb, const char *what) {
+    fprintf(stderr, "fitcheck %s: not implemented yet (%s)\n", verb, what);
+    return FC_ERUNTIME;
+}
+
+bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+    if (!s || !*s) return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_f64(const char *s, double lo, double hi, double *out) {
+    if (!s || !*s) return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}

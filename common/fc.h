@@ -1,0 +1,88 @@
+/* fitcheck common: error reporting, checked arithmetic, atomic files, paths.
+ *
+ * Every library function reports failure by returning a status (never exit()) and
+ * filling an fc_err with a message that names what failed and where. The CLI maps
+ * the status straight to the process exit code, so the numbers are part of the API. */
+#ifndef FC_H
+#define FC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum fc_status {
+    FC_OK = 0,
+    FC_ERUNTIME = 1, /* the machine or environment failed us: I/O, no driver, out of memory */
+    FC_EINPUT = 2,   /* the user's input is wrong: bad flag, malformed file, impossible request */
+};
+
+/* Longest message kept; longer ones are truncated, never overflowed. */
+#define FC_ERR_MSG_MAX 512
+
+typedef struct fc_err {
+    int status;
+    char msg[FC_ERR_MSG_MAX];
+} fc_err;
+
+/* Records status and a printf-style message; returns status so callers can
+ * `return fc_err_set(err, FC_EINPUT, "...")`. err may be NULL. */
+int fc_err_set(fc_err *err, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Prepends context ("reading model.gguf: ") to an existing message. */
+int fc_err_prefix(fc_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fc_err_clear(fc_err *err);
+
+/* Overflow-checked size arithmetic: return false on overflow, *out untouched. */
+static inline bool fc_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool fc_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* malloc/calloc that never return NULL silently: NULL means the request was
+ * refused and err says how much was asked for. */
+void *fc_malloc(size_t n, fc_err *err);
+void *fc_calloc(size_t count, size_t size, fc_err *err);
+
+/* ---- atomic files -------------------------------------------------------
+ * Everything fitcheck writes goes to "<path>.tmp.<pid>" and is renamed over
+ * the target on commit, so a crash, Ctrl-C or full disk never leaves a
+ * truncated file. An interrupted process removes its pending temp files from
+ * the signal handler installed by fc_atomic_install_signal_cleanup(). */
+typedef struct fc_atomic_file {
+    FILE *fp;
+    char path[4096];
+    char tmp[4096 + 32];
+    int lock_fd; /* advisory lock on "<path>.lock", -1 when unlocked */
+} fc_atomic_file;
+
+int fc_atomic_open(fc_atomic_file *af, const char *path, fc_err *err);
+/* Flushes, fsyncs and renames; on any failure removes the temp file. */
+int fc_atomic_commit(fc_atomic_file *af, fc_err *err);
+void fc_atomic_abort(fc_atomic_file *af);
+/* Writes a whole buffer atomically. */
+int fc_write_file_atomic(const char *path, const void *data, size_t len, fc_err *err);
+void fc_atomic_install_signal_cleanup(void);
+/* Set by the SIGINT/SIGTERM handler; long loops poll it and stop cleanly. */
+extern volatile int fc_interrupted;
+
+/* Creates a directory and its parents (mode 0755). */
+int fc_mkdir_p(const char *dir, fc_err *err);
+/* $XDG_CACHE_HOME/fitcheck or ~/.cache/fitcheck into buf. */
+int fc_cache_dir(char *buf, size_t cap, fc_err *err);
+/* Reads a whole small file (at most max_bytes) into a NUL-terminated buffer. */
+int fc_read_file(const char *path, size_t max_bytes, char **out, size_t *len, fc_err *err);
+
+/* Monotonic wall clock in seconds. */
+double fc_now(void);
+
+/* Human-readable sizes for tables: "4.58 GiB", "512 MiB". */
+const char *fc_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
+
+#define FC_GIB (1024.0 * 1024.0 * 1024.0)
+#define FC_MIB (1024.0 * 1024.0)
+#define FC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

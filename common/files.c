@@ -1,0 +1,240 @@
+#include "common/fc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile int fc_interrupted = 0;
+
+/* Temp files pending commit, so the signal handler can remove them. Only a
+ * handful are ever open at once (one per output file). */
+#define FC_MAX_PENDING 8
+static char pending[FC_MAX_PENDING][4096 + 32];
+
+static void pending_add(const char *tmp) {
+    for (int i = 0; i < FC_MAX_PENDING; i++)
+        if (!pending[i][0]) {
+            snprintf(pending[i], sizeof pending[i], "%s", tmp);
+            return;
+        }
+}
+
+static void pending_del(const char *tmp) {
+    for (int i = 0; i < FC_MAX_PENDING; i++)
+        if (!strcmp(pending[i], tmp)) pending[i][0] = '\0';
+}
+
+static void on_signal(int sig) {
+    /* unlink is async-signal-safe; a second signal kills us the default way. */
+    for (int i = 0; i < FC_MAX_PENDING; i++)
+        if (pending[i][0]) unlink(pending[i]);
+    if (fc_interrupted) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    fc_interrupted = 1;
+}
+
+void fc_atomic_install_signal_cleanup(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int fc_atomic_open(fc_atomic_file *af, const char *path, fc_err *err) {
+    memset(af, 0, sizeof *af);
+    af->lock_fd = -1;
+    if (strlen(path) >= sizeof af->path)
+        return fc_err_set(err, FC_EINPUT, "output path too long (%zu bytes)", strlen(path));
+    snprintf(af->path, sizeof af->path, "%s", path);
+    /* The lock serializes two fitcheck processes writing the same file: the
+     * second waits, then replaces the first's complete file with its own. */
+    char lock[4096 + 8];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    af->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (af->lock_fd >= 0 && flock(af->lock_fd, LOCK_EX) != 0) {
+        close(af->lock_fd);
+        af->lock_fd = -1;
+    }
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        fc_atomic_abort(af);
+        return fc_err_set(err, FC_ERUNTIME, "cannot write %s: %s", path, strerror(e));
+    }
+    af->fp = fdopen(fd, "wb");
+    if (!af->fp) {
+        close(fd);
+        fc_atomic_abort(af);
+        return fc_err_set(err, FC_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
+    }
+    pending_add(af->tmp);
+    return FC_OK;
+}
+
+static void release_lock(fc_atomic_file *af) {
+    if (af->lock_fd >= 0) {
+        char lock[4096 + 8];
+        snprintf(lock, sizeof lock, "%s.lock", af->path);
+        unlink(lock);
+        flock(af->lock_fd, LOCK_UN);
+        close(af->lock_fd);
+        af->lock_fd = -1;
+    }
+}
+
+void fc_atomic_abort(fc_atomic_file *af) {
+    if (af->fp) {
+        fclose(af->fp);
+        af->fp = NULL;
+    }
+    if (af->tmp[0]) {
+        unlink(af->tmp);
+        pending_del(af->tmp);
+        af->tmp[0] = '\0';
+    }
+    release_lock(af);
+}
+
+int fc_atomic_commit(fc_atomic_file *af, fc_err *err) {
+    if (!af->fp) return fc_err_set(err, FC_ERUNTIME, "no open file for %s", af->path);
+    if (fc_interrupted) {
+        fc_atomic_abort(af);
+        return fc_err_set(err, FC_ERUNTIME, "interrupted; %s left unchanged", af->path);
+    }
+    int bad = ferror(af->fp) || fflush(af->fp) != 0 || fsync(fileno(af->fp)) != 0;
+    int e = errno;
+    if (fclose(af->fp) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    af->fp = NULL;
+    if (bad) {
+        fc_atomic_abort(af);
+        return fc_err_set(err, FC_ERUNTIME, "writing %s failed: %s", af->path, strerror(e));
+    }
+    if (rename(af->tmp, af->path) != 0) {
+        e = errno;
+        fc_atomic_abort(af);
+        return fc_err_set(err, FC_ERUNTIME, "cannot replace %s: %s", af->path, strerror(e));
+    }
+    pending_del(af->tmp);
+    af->tmp[0] = '\0';
+    release_lock(af);
+    return FC_OK;
+}
+
+int fc_write_file_atomic(const char *path, const void *data, size_t len, fc_err *err) {
+    fc_atomic_file af;
+    int rc = fc_atomic_open(&af, path, err);
+    if (rc) return rc;
+    if (len && fwrite(data, 1, len, af.fp) != len) {
+        fc_atomic_abort(&af);
+        return fc_err_set(err, FC_ERUNTIME, "writing %s failed: %s", path, strerror(errno));
+    }
+    return fc_atomic_commit(&af, err);
+}
+
+int fc_mkdir_p(const char *dir, fc_err *err) {
+    char buf[4096];
+    if (strlen(dir) >= sizeof buf) return fc_err_set(err, FC_EINPUT, "directory path too long");
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return fc_err_set(err, FC_ERUNTIME, "cannot create directory %s: %s", buf, strerror(errno));
+            *p = c;
+            if (!c) break;
+        }
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return fc_err_set(err, FC_ERUNTIME, "%s is not a directory", dir);
+    return FC_OK;
+}
+
+int fc_cache_dir(char *buf, size_t cap, fc_err *err) {
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, cap, "%s/fitcheck", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, cap, "%s/.cache/fitcheck", home);
+    else
+        return fc_err_set(err, FC_ERUNTIME, "neither XDG_CACHE_HOME nor HOME is set");
+    if (n < 0 || (size_t)n >= cap) return fc_err_set(err, FC_EINPUT, "cache directory path too long");
+    return FC_OK;
+}
+
+int fc_read_file(const char *path, size_t max_bytes, char **out, size_t *len, fc_err *err) {
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return fc_err_set(err, FC_EINPUT, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max_bytes) {
+                free(buf);
+                fclose(fp);
+                return fc_err_set(err, FC_EINPUT, "%s is larger than the %zu-byte limit", path, max_bytes);
+            }
+            cap = cap ? cap * 2 : 65536;
+            if (cap > max_bytes) cap = max_bytes;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(fp);
+                return fc_err_set(err, FC_ERUNTIME, "out of memory reading %s", path);
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        return fc_err_set(err, FC_EINPUT, "error reading %s", path);
+    }
+    if (!buf) buf = malloc(1);
+    if (!buf) return fc_err_set(err, FC_ERUNTIME, "out of memory reading %s", path);
+    buf[n] = '\0';
+    *out = buf;
+    if (len) *len = n;
+    return FC_OK;
+}
+
+double fc_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *fc_fmt_bytes(uint64_t bytes, char *buf, size_t cap) {
+    double b = (double)bytes;
+    if (b >= FC_GIB)
+        snprintf(buf, cap, "%.2f GiB", b / FC_GIB);
+    else if (b >= FC_MIB)
+        snprintf(buf, cap, "%.1f MiB", b / FC_MIB);
+    else if (b >= 1024)
+        snprintf(buf, cap, "%.1f KiB", b / 1024);
+    else
+        snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
+    return buf;
+}

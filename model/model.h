@@ -1,0 +1,259 @@
+/* model/: what a model is.
+ *
+ * - the ggml tensor-type table (one row per type: name, block size, block bytes);
+ * - a GGUF reader that maps the file and validates every count, length and offset
+ *   against the file size before use (GGUF files come from strangers);
+ * - architecture hyperparameters, read from GGUF metadata (and, in hparams_*.c,
+ *   from config.json and the built-in catalog);
+ * - a model description: hyperparameters plus a tensor table, exact for a GGUF
+ *   file, emulated for a model that has not been downloaded yet.
+ */
+#ifndef FC_MODEL_H
+#define FC_MODEL_H
+
+#include "common/fc.h"
+
+/* ---- ggml tensor types ------------------------------------------------- */
+
+enum ggml_type_id {
+    GGML_TYPE_F32 = 0, GGML_TYPE_F16 = 1, GGML_TYPE_Q4_0 = 2, GGML_TYPE_Q4_1 = 3,
+    GGML_TYPE_Q5_0 = 6, GGML_TYPE_Q5_1 = 7, GGML_TYPE_Q8_0 = 8, GGML_TYPE_Q8_1 = 9,
+    GGML_TYPE_Q2_K = 10, GGML_TYPE_Q3_K = 11, GGML_TYPE_Q4_K = 12, GGML_TYPE_Q5_K = 13,
+    GGML_TYPE_Q6_K = 14, GGML_TYPE_Q8_K = 15, GGML_TYPE_IQ2_XXS = 16, GGML_TYPE_IQ2_XS = 17,
+    GGML_TYPE_IQ3_XXS = 18, GGML_TYPE_IQ1_S = 19, GGML_TYPE_IQ4_NL = 20, GGML_TYPE_IQ3_S = 21,
+    GGML_TYPE_IQ2_S = 22, GGML_TYPE_IQ4_XS = 23, GGML_TYPE_I8 = 24, GGML_TYPE_I16 = 25,
+    GGML_TYPE_I32 = 26, GGML_TYPE_I64 = 27, GGML_TYPE_F64 = 28, GGML_TYPE_IQ1_M = 29,
+    GGML_TYPE_BF16 = 30, GGML_TYPE_TQ1_0 = 34, GGML_TYPE_TQ2_0 = 35, GGML_TYPE_MXFP4 = 39,
+    GGML_TYPE_COUNT = 40,
+};
+
+typedef struct ggml_type_info {
+    const char *name;    /* as llama.cpp prints it: "q4_K", "f16", "iq4_nl" */
+    uint32_t blck;       /* elements per block */
+    uint32_t bytes;      /* bytes per block */
+} ggml_type_info;
+
+/* NULL for ids that are out of range or retired: callers must treat that as
+ * bad input, never index further. */
+const ggml_type_info *ggml_type_get(uint32_t id);
+/* Case-insensitive name lookup ("Q4_K", "q4_k", "bf16"); -1 if unknown. */
+int ggml_type_from_name(const char *name);
+/* Bytes of a row of n elements; false if n is not a whole number of blocks
+ * or the size overflows. */
+bool ggml_row_bytes(uint32_t type, uint64_t n, uint64_t *out);
+double ggml_type_bpw(uint32_t type);
+
+/* ---- GGUF -------------------------------------------------------------- */
+
+enum gguf_vtype {
+    GGUF_U8 = 0, GGUF_I8 = 1, GGUF_U16 = 2, GGUF_I16 = 3, GGUF_U32 = 4, GGUF_I32 = 5,
+    GGUF_F32 = 6, GGUF_BOOL = 7, GGUF_STRING = 8, GGUF_ARRAY = 9, GGUF_U64 = 10,
+    GGUF_I64 = 11, GGUF_F64 = 12, GGUF_VTYPE_COUNT = 13,
+};
+
+/* Limits a well-formed file never comes near; a file past them is refused
+ * before anything is allocated for it. */
+#define GGUF_NAME_MAX 64            /* tensor name bytes, NUL included (GGML_MAX_NAME) */
+#define GGUF_MAX_DIMS 4
+#define GGUF_MAX_NESTING 4          /* arrays of arrays of ... */
+#define GGUF_KEY_MAX 256            /* metadata key length */
+#define GGUF_DEFAULT_ALIGNMENT 32
+#define GGUF_MAX_ALIGNMENT (1u << 20)
+
+typedef struct gguf_str {
+    const char *p; /* into the mapping: not NUL-terminated */
+    uint64_t len;
+} gguf_str;
+
+typedef struct gguf_value {
+    uint32_t type;
+    union {
+        uint64_t u;  /* U8..U64, BOOL */
+        int64_t i;   /* I8..I64 */
+        double f;    /* F32, F64 */
+        gguf_str s;  /* STRING */
+        struct {
+            uint32_t type;   /* element type */
+            uint64_t n;      /* element count */
+            uint64_t off;    /* file offset of the first element */
+            uint64_t bytes;  /* bytes the elements occupy */
+        } arr;
+    };
+} gguf_value;
+
+typedef struct gguf_kv {
+    char *key;       /* NUL-terminated copy */
+    gguf_value v;
+    uint64_t off;    /* file offset of the key, for messages */
+} gguf_kv;
+
+typedef struct gguf_tensor {
+    char name[GGUF_NAME_MAX];
+    uint32_t n_dims;
+    int64_t ne[GGUF_MAX_DIMS];  /* unused dims are 1 */
+    uint32_t type;
+    uint64_t offset;            /* relative to the data section */
+    uint64_t bytes;
+    uint64_t n_elements;
+    const void *data;           /* into the mapping */
+} gguf_tensor;
+
+typedef struct gguf_file {
+    char path[4096];
+    const uint8_t *map;   /* whole file, read-only (or the caller's buffer) */
+    uint64_t size;
+    int owns_map;
+    uint32_t version;
+    uint32_t alignment;
+    uint64_t data_offset; /* start of the tensor data section */
+    uint64_t n_kv;
+    gguf_kv *kv;
+    uint64_t n_tensors;
+    gguf_tensor *tensors;
+} gguf_file;
+
+/* Maps and parses path. Reads only the header pages: opening a 100 GB file is
+ * as fast as opening a small one. */
+int gguf_open(gguf_file **out, const char *path, fc_err *err);
+/* Parses a caller-owned buffer (tests, fuzzing); buf must outlive the file. */
+int gguf_open_buffer(gguf_file **out, const void *buf, uint64_t size, const char *name, fc_err *err);
+void gguf_close(gguf_file *f);
+
+const gguf_kv *gguf_find(const gguf_file *f, const char *key);
+const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
+const char *gguf_vtype_name(uint32_t type);
+
+/* Typed getters: true if the key exists with a compatible type. Integer
+ * getters accept every integer type (and bool), range-checked. */
+bool gguf_get_i64(const gguf_file *f, const char *key, int64_t *out);
+bool gguf_get_f64(const gguf_file *f, const char *key, double *out);
+bool gguf_get_bool(const gguf_file *f, const char *key, bool *out);
+/* Copies a string value into buf (truncated, NUL-terminated). */
+bool gguf_get_str(const gguf_file *f, const char *key, char *buf, size_t cap);
+
+/* Array access. Element i of a numeric array (any int or float type). */
+bool gguf_arr_i64(const gguf_file *f, const gguf_kv *kv, uint64_t i, int64_t *out);
+bool gguf_arr_f64(const gguf_file *f, const gguf_kv *kv, uint64_t i, double *out);
+/* Fills out[0..n) with the strings of a string array (pointers into the map). */
+int gguf_arr_strings(const gguf_file *f, const gguf_kv *kv, gguf_str *out, fc_err *err);
+
+/* ---- GGUF writer ----------------------------------------------------------
+ * Builds a GGUF v3 file: metadata and tensor infos are kept in memory, tensor
+ * data is either borrowed from the caller or produced by a callback while
+ * writing, so multi-gigabyte files stream without being held in memory.
+ * Used by `fitcheck gen` and by the tests to build fixtures. */
+
+typedef struct gguf_writer gguf_writer;
+/* Produces the bytes of tensor `index` into buf (exactly `bytes` long). */
+typedef int (*gguf_fill_fn)(void *ctx, uint32_t index, void *buf, uint64_t bytes, fc_err *err);
+
+gguf_writer *gguf_writer_new(uint32_t alignment);
+void gguf_writer_free(gguf_writer *w);
+void gguf_writer_u32(gguf_writer *w, const char *key, uint32_t v);
+void gguf_writer_i32(gguf_writer *w, const char *key, int32_t v);
+void gguf_writer_u64(gguf_writer *w, const char *key, uint64_t v);
+void gguf_writer_f32(gguf_writer *w, const char *key, float v);
+void gguf_writer_bool(gguf_writer *w, const char *key, bool v);
+void gguf_writer_str(gguf_writer *w, const char *key, const char *v);
+void gguf_writer_arr_str(gguf_writer *w, const char *key, const char *const *v, uint64_t n);
+void gguf_writer_arr_f32(gguf_writer *w, const char *key, const float *v, uint64_t n);
+void gguf_writer_arr_i32(gguf_writer *w, const char *key, const int32_t *v, uint64_t n);
+/* A raw value: the type id followed by `len` bytes exactly as given (tests). */
+void gguf_writer_raw(gguf_writer *w, const char *key, uint32_t type, const void *bytes, uint64_t len);
+/* data may be NULL: the fill callback given to gguf_writer_write produces it. */
+int gguf_writer_tensor(gguf_writer *w, const char *name, uint32_t type, uint32_t n_dims, const int64_t *ne,
+                       const void *data, fc_err *err);
+/* Writes the whole file to fp. */
+int gguf_writer_write(gguf_writer *w, FILE *fp, gguf_fill_fn fill, void *ctx, fc_err *err);
+/* Writes to memory (tests): *out is malloc'd. */
+int gguf_writer_to_buffer(gguf_writer *w, uint8_t **out, uint64_t *len, fc_err *err);
+
+/* ---- hyperparameters ---------------------------------------------------- */
+
+#define MODEL_MAX_LAYERS 1024
+#define MODEL_ARCH_MAX 32
+
+enum model_rope_type { MODEL_ROPE_NORM = 0, MODEL_ROPE_NEOX = 2 };
+enum model_tokenizer { MODEL_TOK_NONE = 0, MODEL_TOK_SPM, MODEL_TOK_BPE, MODEL_TOK_OTHER };
+
+typedef struct model_hparams {
+    char arch[MODEL_ARCH_MAX];     /* llama, qwen2, qwen3, qwen3moe, gemma3, deepseek2, gpt-oss, ... */
+    char name[128];
+    uint32_t n_layer;
+    uint32_t n_embd;
+    uint32_t n_head;
+    uint32_t n_head_kv[MODEL_MAX_LAYERS]; /* per layer: some models vary it */
+    uint32_t n_ff[MODEL_MAX_LAYERS];      /* dense FFN width per layer (0 on MoE layers) */
+    uint32_t head_dim_k;                  /* key/query head size; not always n_embd/n_head */
+    uint32_t head_dim_v;
+    uint32_t n_rot;                       /* rotary dimensions */
+    uint32_t n_vocab;
+    uint32_t n_ctx_train;
+    /* mixture of experts */
+    uint32_t n_expert, n_expert_used, n_ff_exp;
+    uint32_t n_expert_shared, n_ff_shexp;
+    uint32_t n_layer_dense_lead;          /* leading dense layers before the MoE ones */
+    /* attention layout */
+    uint32_t sliding_window;              /* 0 = none */
+    uint8_t swa_layer[MODEL_MAX_LAYERS];  /* 1 = this layer uses the sliding window */
+    /* multi-head latent attention (DeepSeek-V2/V3) */
+    uint32_t kv_lora_rank, q_lora_rank;
+    float rope_freq_base, rope_freq_base_swa, norm_eps;
+    int rope_type;
+    bool tied_embeddings;                 /* no output.weight: token_embd is reused */
+    bool attn_bias;                       /* Q/K/V biases (qwen2) */
+    bool qk_norm;                         /* per-head RMSNorm on Q and K (qwen3, gemma3) */
+    int tokenizer;                        /* enum model_tokenizer */
+    uint32_t file_type;                   /* general.file_type (llama_ftype), 0 if unknown */
+} model_hparams;
+
+/* Reads hyperparameters from GGUF metadata. Accepts any integer type and
+ * per-layer arrays; validates ranges (no zero heads, no NaN). */
+int model_hparams_from_gguf(model_hparams *hp, const gguf_file *f, fc_err *err);
+/* Sanity-checks hyperparameters from any source (GGUF, config.json, catalog). */
+int model_hparams_validate(const model_hparams *hp, fc_err *err);
+/* Key/value elements cached per token in layer il (sum over KV heads). */
+uint64_t model_hparams_kv_k_elems(const model_hparams *hp, uint32_t il);
+uint64_t model_hparams_kv_v_elems(const model_hparams *hp, uint32_t il);
+
+/* ---- model description -------------------------------------------------- */
+
+/* What a tensor is for, so quantization mixes and placement can reason about it. */
+enum model_role {
+    ROLE_OTHER = 0, ROLE_TOKEN_EMBD, ROLE_OUTPUT, ROLE_OUTPUT_NORM, ROLE_NORM,
+    ROLE_ATTN_Q, ROLE_ATTN_K, ROLE_ATTN_V, ROLE_ATTN_QKV, ROLE_ATTN_OUT, ROLE_ATTN_BIAS,
+    ROLE_FFN_GATE, ROLE_FFN_UP, ROLE_FFN_DOWN, ROLE_FFN_GATE_INP,
+    ROLE_FFN_GATE_EXPS, ROLE_FFN_UP_EXPS, ROLE_FFN_DOWN_EXPS,
+    ROLE_FFN_GATE_SHEXP, ROLE_FFN_UP_SHEXP, ROLE_FFN_DOWN_SHEXP,
+    ROLE_ATTN_MLA, /* DeepSeek's low-rank attention projections */
+    ROLE_COUNT
+};
+
+typedef struct model_tensor {
+    char name[GGUF_NAME_MAX];
+    uint32_t n_dims;
+    int64_t ne[GGUF_MAX_DIMS];
+    uint32_t type;
+    uint64_t bytes;
+    int32_t layer;    /* -1 for tensors outside the blocks */
+    int role;         /* enum model_role */
+} model_tensor;
+
+typedef struct model_desc {
+    model_hparams hp;
+    model_tensor *tensors;
+    uint32_t n_tensors;
+    uint64_t n_params;
+    uint64_t weight_bytes;
+    uint64_t file_bytes;  /* whole file when read from GGUF, else estimated */
+    char source[4096];    /* path, or "catalog:NAME", or config.json path */
+} model_desc;
+
+/* Tensor role and layer from a GGUF tensor name ("blk.12.ffn_down.weight"). */
+int model_tensor_role(const char *name, int32_t *layer);
+const char *model_role_name(int role);
+
+int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err);
+void model_desc_free(model_desc *d);
+
+#endif

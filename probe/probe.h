@@ -1,0 +1,142 @@
+/* probe/: measures this machine — topology and capacity, memory bandwidth and
+ * latency per level, compute, storage, GPUs and the bus — into a machine
+ * profile that the planner, the reports and other machines read.
+ *
+ * The profile is plain data; probe_profile_save/load convert it to a
+ * versioned JSON document (docs/profile.md). Every figure that can come from
+ * more than one place records its source, because virtual machines lie. */
+#ifndef FC_PROBE_H
+#define FC_PROBE_H
+
+#include "common/fc.h"
+#include "model/model.h"
+
+#define PROBE_SCHEMA_VERSION 1
+#define PROBE_MAX_CACHES 8
+#define PROBE_MAX_SWEEP 64
+#define PROBE_MAX_THREADS 256
+#define PROBE_MAX_GPUS 16
+#define PROBE_MAX_NUMA 64
+#define PROBE_SOURCE_MAX 32
+
+typedef struct probe_cache {
+    int level;                       /* 1, 2, 3, 4 */
+    char kind[16];                   /* "data", "unified", "instruction" */
+    uint64_t size_bytes;             /* per instance */
+    int shared_by_cores;             /* cores sharing one instance */
+    char source[PROBE_SOURCE_MAX];   /* "sysfs", "hwloc", "cpuid" */
+    double read_gbs;                 /* measured, all cores, 0 if not measured */
+    double latency_ns;               /* measured, 0 if not measured */
+} probe_cache;
+
+typedef struct probe_point {
+    double x;     /* working-set bytes, or thread count */
+    double gbs;   /* GB/s, 1e9 bytes */
+} probe_point;
+
+typedef struct probe_link {
+    int gen_max, width_max;          /* capability */
+    int gen_cur, width_cur;          /* status when read (idle links downshift) */
+    int gen_loaded, width_loaded;    /* status read during a transfer, 0 if not read */
+    double theoretical_gbs;          /* per direction, after encoding, at capability */
+    char source[PROBE_SOURCE_MAX];   /* "libpci", "sysfs" */
+} probe_link;
+
+typedef struct probe_gpu {
+    char name[128];
+    char api[16];                    /* "cuda", "opencl" */
+    char vendor[64];
+    char pci_bus_id[32];             /* "0000:65:00.0", empty when unknown */
+    int numa_node;                   /* -1 when unknown */
+    int cc_major, cc_minor;          /* CUDA compute capability */
+    int compute_units;               /* SMs / CUs */
+    bool unified_memory;             /* shares host RAM: do not count it twice */
+    uint64_t vram_total, vram_free;
+    uint64_t l2_bytes;
+    int mem_bus_width_bits;
+    double mem_clock_mhz;
+    double theoretical_gbs;          /* 2 x clock x width / 8 */
+    /* measured; 0 = not measured */
+    double read_gbs, copy_gbs;
+    double h2d_pinned_gbs, d2h_pinned_gbs, h2d_pageable_gbs, d2h_pageable_gbs;
+    double launch_us;
+    double fp16_tflops, bf16_tflops, fp32_tflops;
+    probe_link link;
+    char note[160];                  /* why something was not measured */
+} probe_gpu;
+
+typedef struct probe_nvme {
+    char pci_bus_id[32];
+    char name[96];
+    probe_link link;
+} probe_nvme;
+
+typedef struct probe_profile {
+    int schema_version;
+    char created[32];                /* ISO 8601 UTC */
+    char hostname[64];
+    char cpu_model[128];
+    char isa[32];                    /* best SIMD level used: "avx512", "avx2", "sse2", "scalar" */
+    bool quick;                      /* measured with --quick */
+
+    /* topology */
+    int n_packages, n_cores, n_threads, n_numa;
+    char topo_source[PROBE_SOURCE_MAX];
+    probe_cache caches[PROBE_MAX_CACHES];
+    int n_caches;
+
+    /* capacity */
+    uint64_t ram_total, ram_available;
+    char ram_source[PROBE_SOURCE_MAX];
+    uint64_t numa_mem[PROBE_MAX_NUMA];
+    uint64_t hugepage_bytes, hugepages_free;
+    bool thp_enabled;
+    uint64_t cgroup_mem_max;         /* 0 = no limit */
+    double cgroup_cpus;              /* 0 = no limit */
+
+    /* DRAM bandwidth (GB/s, 1e9 bytes) */
+    double read_gbs, read_1t_gbs, write_gbs, copy_gbs, triad_gbs;
+    double dram_theoretical_gbs;     /* 0 when unknown */
+    char dram_theoretical_source[64];
+    int threads_used;
+    probe_point sweep[PROBE_MAX_SWEEP];      /* read GB/s vs working-set bytes */
+    int n_sweep;
+    probe_point scaling[PROBE_MAX_THREADS];  /* read GB/s vs threads */
+    int n_scaling;
+    double dram_latency_ns, dram_latency_hugepage_ns;
+
+    /* compute */
+    double sgemm_gflops_1t, sgemm_gflops_all;
+    double dot_gops[GGML_TYPE_COUNT];        /* engine's quantized dot throughput, 0 = unknown */
+
+    /* storage */
+    char storage_path[512];
+    double storage_read_gbs;
+    bool storage_direct;             /* measured with O_DIRECT (page cache bypassed) */
+
+    /* GPUs and bus */
+    probe_gpu gpus[PROBE_MAX_GPUS];
+    int n_gpus;
+    probe_nvme nvme[8];
+    int n_nvme;
+    char gpu_note[256];              /* "no NVIDIA driver (libcuda.so.1 not found)" ... */
+} probe_profile;
+
+typedef struct probe_options {
+    bool quick;                      /* capacity and all-core read bandwidth only, < 2 s */
+    bool progress;                   /* progress bar on stderr */
+    bool no_gpu;
+    int threads;                     /* 0 = one per core */
+    const char *models_dir;          /* storage test location, default "." */
+} probe_options;
+
+/* Runs the probe. Never allocates more than half the available memory. */
+int probe_run(probe_profile *p, const probe_options *opt, fc_err *err);
+
+/* Default profile location: $XDG_CACHE_HOME/fitcheck/machine.json. */
+int probe_default_path(char *buf, size_t cap, fc_err *err);
+int probe_profile_save(const probe_profile *p, const char *path, fc_err *err);
+/* Refuses profiles of a newer schema or the wrong shape (FC_EINPUT). */
+int probe_profile_load(probe_profile *p, const char *path, fc_err *err);
+
+#endif

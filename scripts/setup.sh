@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for fitcheck: installs the Debian packages
+# that are missing (apt-get), configures meson in build/ and compiles.
+# Usage: scripts/setup.sh [--test]   (--test adds what the test suite needs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(gcc pkg-config meson ninja-build python3 python3-pip
+      libhwloc-dev libpci-dev libopenblas-dev libjansson-dev
+      ocl-icd-libopencl1 pocl-opencl-icd)
+if [ "${1:-}" = "--test" ]; then
+    pkgs+=(clang libclang-rt-14-dev)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+opts=()
+[ "${CI:-}" = "true" ] && opts+=(-Dwerror=true)
+if [ ! -f build/build.ninja ]; then
+    meson setup build "${opts[@]}" >/dev/null
+elif [ ${#opts[@]} -gt 0 ]; then
+    meson configure build "${opts[@]}" >/dev/null
+fi
+ninja -C build >/dev/null
