@@ -133,6 +133,11 @@ typedef struct probe_options {
 /* Runs the probe. Never allocates more than half the available memory. */
 int probe_run(probe_profile *p, const probe_options *opt, fc_err *err);
 
+/* Finds and measures GPUs (CUDA driver API and OpenCL, both loaded with
+ * dlopen) and the PCIe links of GPUs and NVMe drives. No driver is not an
+ * error: p->gpu_note says why nothing was found. Called by probe_run. */
+int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
+
 /* Default profile location: $XDG_CACHE_HOME/fitcheck/machine.json. */
 int probe_default_path(char *buf, size_t cap, fc_err *err);
 int probe_profile_save(const probe_profile *p, const char *path, fc_err *err);
