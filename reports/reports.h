@@ -9,6 +9,7 @@
 #define FC_REPORTS_H
 
 #include "common/fc.h"
+#include "probe/probe.h"
 
 /* Progress bar with the current step on stderr; draws only when stderr is a
  * terminal. frac in [0, 1]; rep_progress_done() clears the line. */
@@ -100,6 +101,57 @@ int rep_table_write(const rep_table *t, FILE *fp, enum rep_format fmt, fc_err *e
 const char *rep_fmt_gib(uint64_t bytes, char *buf, size_t cap);   /* "3.56 GiB" */
 const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "1.5 MiB" */
 
+/* ---- charts (inline SVG) ---------------------------------------------------
+ * Each chart carries its own text alternative (<title> and <desc>, role=img)
+ * and scales to the width of the page. The report puts the same numbers in a
+ * real <table> next to it. */
+
+#define REP_CHART_MAX_SERIES 12
+#define REP_CHART_MAX_POINTS 1024
+#define REP_CHART_MAX_MARKS 16
+#define REP_CHART_MAX_ROWS 64
+
+typedef struct rep_series {
+    const char *name;
+    const double *x, *y;
+    int n;
+    bool dashed;      /* predictions dashed, measurements solid */
+} rep_series;
+
+typedef struct rep_level {
+    double v;
+    const char *label;
+} rep_level;
+
+typedef struct rep_line_chart {
+    const char *id;                       /* unique in the page: [a-z0-9-] */
+    const char *title, *desc;             /* desc: the chart's finding in words */
+    const char *x_label, *y_label;
+    bool x_log;                           /* log2 x axis (working-set sizes) */
+    bool x_bytes;                         /* x ticks as sizes: "32 KiB" */
+    const rep_series *series;
+    int n_series;
+    const rep_level *x_marks;             /* vertical lines: cache sizes */
+    int n_x_marks;
+    const rep_level *y_marks;             /* horizontal lines: theoretical peaks */
+    int n_y_marks;
+} rep_line_chart;
+
+typedef struct rep_bar_chart {
+    const char *id, *title, *desc;
+    const char *unit;                     /* axis unit: "GiB", "t/s" */
+    bool stacked;                         /* one bar of parts per row, else one bar per part */
+    const char *const *parts;             /* legend: segment or series names */
+    int n_parts;
+    const char *const *rows;              /* bar (group) labels */
+    int n_rows;
+    const double *v;                      /* n_rows x n_parts, row-major; NAN = missing */
+    const double *limit;                  /* per row: capacity line (NULL = none) */
+} rep_bar_chart;
+
+int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err);
+int rep_svg_bars(FILE *fp, const rep_bar_chart *c, fc_err *err);
+
 /* ---- llama-bench results --------------------------------------------------
  * One row of llama-bench's output (the fields fitcheck produces and reads).
  * `fitcheck run --bench` writes these and `fitcheck report --runs` imports
@@ -140,5 +192,64 @@ int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format 
  * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
  * file, the record and the field. */
 int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
+
+/* ---- the HTML report -------------------------------------------------------
+ * The report reads plain views, not the planner's own structures: the CLI
+ * fills them, so the page does not change when the planner's internals do. */
+
+#define REP_MAX_DEVICES (PROBE_MAX_GPUS + 1)
+#define REP_MAX_QUANTS 40
+#define REP_MAX_DEPTHS 32
+#define REP_MAX_PLANS 32
+
+/* Parts of a device's memory, in the order the stacked bars draw them. */
+enum rep_mem_part { REP_MEM_WEIGHTS = 0, REP_MEM_KV, REP_MEM_COMPUTE, REP_MEM_OVERHEAD, REP_MEM_FREE, REP_MEM_PARTS };
+const char *rep_mem_part_name(int part);
+
+typedef struct rep_plan_device {
+    char name[64];                 /* "CPU (RAM)", "NVIDIA H200" */
+    uint64_t capacity;             /* usable bytes */
+    uint64_t part[REP_MEM_PARTS];  /* REP_MEM_FREE: capacity minus the rest (0 when over) */
+} rep_plan_device;
+
+typedef struct rep_plan_quant {
+    char name[16];                 /* "Q4_K_M" */
+    uint64_t size;                 /* weight bytes */
+    bool fits;
+    double pp_ts, tg_ts;           /* predicted; 0 = not predicted */
+    double quality_loss;           /* perplexity increase over f16, percent; < 0 = unknown */
+    bool recommended;
+} rep_plan_quant;
+
+typedef struct rep_plan_view {
+    char model[128];
+    char source[64];               /* "catalog", "GGUF file", "config.json" */
+    char quant[16];                /* the quantization planned */
+    int n_ctx;
+    rep_plan_device dev[REP_MAX_DEVICES];
+    int n_dev;
+    rep_plan_quant quants[REP_MAX_QUANTS];
+    int n_quants;
+    double depth[REP_MAX_DEPTHS], pp_ts[REP_MAX_DEPTHS], tg_ts[REP_MAX_DEPTHS];
+    int n_depths;
+    char command[1024];            /* llama.cpp command line */
+    char note[256];                /* what is missing, said plainly */
+} rep_plan_view;
+
+typedef struct rep_report {
+    const char *title;
+    const probe_profile *profile;  /* NULL: profile_note says why */
+    const char *profile_note;
+    const rep_plan_view *plans;
+    int n_plans;
+    const char *plans_note;        /* why there are no plans, when n_plans == 0 */
+    const rep_bench_row *runs;
+    int n_runs;
+    const char *runs_note;
+} rep_report;
+
+/* Writes the whole self-contained page (inline CSS and SVG, no script, no
+ * network). Sections without data say what is missing; nothing is invented. */
+int rep_report_write(FILE *fp, const rep_report *r, fc_err *err);
 
 #endif

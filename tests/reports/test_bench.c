@@ -41,7 +41,25 @@ static int load_text(const char *path, const char *text, rep_bench_row **rows, i
     return rep_bench_load(path, rows, n, err);
 }
 
-int main(void) {
+/* With a directory argument, also leaves bench.{md,csv,json,jsonl} there for
+ * test_report_cli.sh to parse with Python's own readers. */
+static void write_outputs(const char *dir, const rep_bench_row *rows, int n) {
+    static const char *const ext[] = {"md", "csv", "json", "jsonl"};
+    for (size_t i = 0; i < FC_ARRAY_LEN(ext); i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/bench.%s", dir, ext[i]);
+        enum rep_format fmt;
+        fc_err err = {0};
+        FILE *fp = fopen(path, "w");
+        CHECK(fp && rep_format_parse(ext[i], &fmt, &err) == FC_OK);
+        if (fp) {
+            CHECK(rep_bench_write(rows, n, fp, fmt, &err) == FC_OK);
+            fclose(fp);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
     char path[64];
     snprintf(path, sizeof path, "/tmp/fc_test_bench.%d.json", (int)getpid());
     fc_err err = {0};
@@ -66,6 +84,7 @@ int main(void) {
                   "llama-bench values:\n%s", md);
         CHECK_MSG(!strstr(md, "predicted"), "prediction column without predictions:\n%s", md);
         free(md);
+        if (argc > 1) write_outputs(argv[1], rows, n);
 
         /* Round trip through our own jsonl, with a prediction added. */
         rows[1].predicted_ts = 100.0;
