@@ -108,6 +108,11 @@ static int load_gguf(model_desc *d, const char *path, const char *quant, fc_err 
     return rc;
 }
 
+static const char *load_quant(const model_hparams *hp, const char *quant) {
+    if (quant) return quant;
+    return model_native_quant(hp) ? model_native_quant(hp) : MODEL_DEFAULT_QUANT;
+}
+
 int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err) {
     memset(d, 0, sizeof *d);
     if (!spec || !*spec) return fc_err_set(err, FC_EINPUT, "no model given");
@@ -118,13 +123,13 @@ int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err) 
     if (!stat(spec, &st)) {
         if (S_ISREG(st.st_mode) && file_is_gguf(spec)) return load_gguf(d, spec, quant, err);
         if ((rc = model_hparams_from_config_path(&hp, spec, err))) return rc;
-        if ((rc = model_desc_synthesize(d, &hp, quant ? quant : MODEL_DEFAULT_QUANT, err))) return rc;
+        if ((rc = model_desc_synthesize(d, &hp, load_quant(&hp, quant), err))) return rc;
         snprintf(d->source, sizeof d->source, "%s", spec);
         return FC_OK;
     }
     model_catalog_info info;
     if ((rc = model_catalog_find(spec, &info, &hp, err))) return rc;
-    if ((rc = model_desc_synthesize(d, &hp, quant ? quant : MODEL_DEFAULT_QUANT, err))) return rc;
+    if ((rc = model_desc_synthesize(d, &hp, load_quant(&hp, quant), err))) return rc;
     snprintf(d->source, sizeof d->source, "catalog:%s", info.name);
     return FC_OK;
 }

@@ -298,6 +298,9 @@ typedef struct model_ftype_info {
 const model_ftype_info *model_ftype_find(const char *name); /* case-insensitive; NULL if unknown */
 const model_ftype_info *model_ftype_by_id(uint32_t id);
 const model_ftype_info *model_ftype_at(size_t i);         /* NULL past the end */
+/* The type a model is released in when that is not F16/BF16 ("MXFP4_MOE"
+ * for gpt-oss), else NULL. It is also model_load's default for it. */
+const char *model_native_quant(const model_hparams *hp);
 
 /* Builds the tensor table llama.cpp's converter writes for hp's architecture,
  * with the types llama-quantize picks for ftype ("Q4_K_M", "F16", ...).

@@ -58,6 +58,10 @@ const model_ftype_info *model_ftype_by_id(uint32_t id) {
     return NULL;
 }
 
+const char *model_native_quant(const model_hparams *hp) {
+    return !strcmp(hp->arch, "gpt-oss") ? "MXFP4_MOE" : NULL;
+}
+
 /* ---- the converter's tensor table -------------------------------------- */
 
 /* How each architecture lays out a block. */
