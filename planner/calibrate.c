@@ -13,7 +13,7 @@
 #define FIT_ROUNDS 60             /* passes over all free constants */
 #define FIT_STEP0 1.0             /* first log step: x e^1 */
 #define FIT_STEP_MIN 0.002        /* stop refining below ~0.2% */
-#define FIT_PRIOR_WEIGHT 0.002    /* pull towards the prior, per constant */
+#define FIT_PRIOR_WEIGHT 0.0005   /* pull towards the prior, per constant */
 #define FIT_MAX_PARAMS 256
 #define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
 
