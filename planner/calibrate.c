@@ -4,7 +4,7 @@
  * Coordinate descent in log space: every constant is a positive scale factor,
  * the objective is cheap (a few microseconds per point), and there are at
  * most a few dozen free constants. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -87,7 +87,7 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
         const plan_speed_setup *su = &s->m[i].setup;
         for (int d = 0; d < su->n_dev; d++) {
             int be = su->dev[d].backend;
-            if (be < 0 || be >= PLAN_BE_COUNT) continue;
+            if (be < 0 || be >= PLAN_BACKEND_COUNT) continue;
             plan_eff_set *f = &e->set[be][su->engine];
             for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++)
                 add_param(p, &np, &f->scalar[k], k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);

@@ -6,7 +6,7 @@
  * - the published-results table (data/published_bench.csv): CSV whose header
  *   starts with "device,backend,mem_gbs".
  * Every field is checked for type and range: these files come from anywhere. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -98,13 +98,13 @@ static int type_from_model_type(const char *mt) {
 
 static int backend_from_list(const char *backends, int *engine) {
     static const struct { const char *key; int be; } map[] = {
-        {"cuda", PLAN_BE_CUDA}, {"metal", PLAN_BE_METAL}, {"rocm", PLAN_BE_ROCM}, {"hip", PLAN_BE_ROCM},
-        {"vulkan", PLAN_BE_VULKAN},
+        {"cuda", PLAN_CUDA}, {"metal", PLAN_METAL}, {"rocm", PLAN_ROCM}, {"hip", PLAN_ROCM},
+        {"vulkan", PLAN_VULKAN},
     };
     *engine = strcasestr(backends, "fitcheck") ? PLAN_ENG_FITCHECK : PLAN_ENG_LLAMACPP;
     for (size_t i = 0; i < FC_ARRAY_LEN(map); i++)
         if (strcasestr(backends, map[i].key)) return map[i].be;
-    return PLAN_BE_CPU;
+    return PLAN_CPU;
 }
 
 /* Devices for a result: the CPU of the profile, plus its first GPU when the
@@ -116,7 +116,7 @@ static int result_setup(const jctx *c, plan_meas *m, const probe_profile *p, int
         return fc_err_set(c->err, FC_EINPUT, "%s: the machine profile has no memory bandwidth (run 'fitcheck probe')",
                           c->name);
     s->n_dev = 1;
-    if (be != PLAN_BE_CPU && ngl > 0) {
+    if (be != PLAN_CPU && ngl > 0) {
         if (p->n_gpus < 1 || plan_speed_dev_gpu(&s->dev[1], &p->gpus[0], be))
             return fc_err_set(c->err, FC_EINPUT,
                               "%s: result %zu ran on a %s GPU, but the machine profile has no measured GPU", c->name,
@@ -197,7 +197,7 @@ static int import_result(const jctx *c, json_t *o, plan_meas_set *set, const pro
         size_t l = strlen(m->label);
         snprintf(m->label + l, sizeof m->label - l, " d%d", (int)n_depth);
     }
-    if (be == PLAN_BE_CPU) ngl = 0;
+    if (be == PLAN_CPU) ngl = 0;
     if ((rc = result_setup(c, m, p, be, ngl))) goto fail;
     plan_model_summary ms = {.n_params = params, .size_bytes = size, .type = (uint32_t)type};
     if ((rc = result_loads(c, m, filename, &ms, ngl))) goto fail;

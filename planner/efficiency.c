@@ -1,7 +1,7 @@
 /* Efficiency constants of the speed model: a table per backend, engine and
  * tensor type, read from data/efficiency.csv (compiled in) and overlaid by the
  * user's calibration file, which `fitcheck calibrate` writes. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -9,7 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-extern const char plan_efficiency_csv[]; /* generated from data/efficiency.csv */
+extern const fc_embed_file plan_speed_files[]; /* data/efficiency.csv, data/quality.csv */
+extern const size_t plan_speed_files_count;
 
 #define EFF_LINE_MAX 1024
 #define EFF_FIELDS 6
@@ -17,7 +18,6 @@ extern const char plan_efficiency_csv[]; /* generated from data/efficiency.csv *
 #define CALIB_SCHEMA 1
 #define CALIB_FILE_MAX (4u << 20)
 
-static const char *const backend_names[PLAN_BE_COUNT] = {"cpu", "cuda", "metal", "rocm", "vulkan"};
 static const char *const engine_names[PLAN_ENG_COUNT] = {"llama.cpp", "fitcheck"};
 static const char *const scalar_names[PLAN_EFF_SCALAR_COUNT] = {
     "bw_eff", "attn_dec", "attn_pp", "layer_us", "token_us", "ubatch_us", "hop_us", "link_eff"};
@@ -29,12 +29,21 @@ static int name_index(const char *const *names, int n, const char *s) {
     return -1;
 }
 
-const char *plan_backend_name(int be) { return be >= 0 && be < PLAN_BE_COUNT ? backend_names[be] : "?"; }
-int plan_backend_from_name(const char *s) { return name_index(backend_names, PLAN_BE_COUNT, s); }
+int plan_backend_from_name(const char *s) {
+    for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+        if (!strcasecmp(plan_backend_name(b), s)) return b;
+    return -1;
+}
 const char *plan_engine_name(int e) { return e >= 0 && e < PLAN_ENG_COUNT ? engine_names[e] : "?"; }
 int plan_engine_from_name(const char *s) { return name_index(engine_names, PLAN_ENG_COUNT, s); }
 const char *plan_eff_scalar_name(int p) { return p >= 0 && p < PLAN_EFF_SCALAR_COUNT ? scalar_names[p] : "?"; }
 const char *plan_eff_typed_name(int p) { return p >= 0 && p < PLAN_EFF_TYPED_COUNT ? typed_names[p] : "?"; }
+
+const char *plan_speed_data(const char *name) {
+    for (size_t i = 0; i < plan_speed_files_count; i++)
+        if (!strcmp(plan_speed_files[i].name, name)) return (const char *)plan_speed_files[i].data;
+    return NULL;
+}
 
 double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type) {
     double v = type < GGML_TYPE_COUNT ? s->typed[param][type] : 0;
@@ -122,21 +131,23 @@ int plan_efficiency_parse_csv(plan_efficiency *e, const char *text, const char *
 
 int plan_efficiency_builtin(plan_efficiency *e, fc_err *err) {
     memset(e, 0, sizeof *e);
-    int rc = plan_efficiency_parse_csv(e, plan_efficiency_csv, "data/efficiency.csv", err);
+    const char *csv = plan_speed_data("efficiency.csv");
+    if (!csv) return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv is not built in");
+    int rc = plan_efficiency_parse_csv(e, csv, "data/efficiency.csv", err);
     if (rc) return rc;
     /* Every backend and engine must be complete: a missing constant would
      * silently predict infinity or zero. */
-    for (int be = 0; be < PLAN_BE_COUNT; be++)
+    for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
         for (int eng = 0; eng < PLAN_ENG_COUNT; eng++) {
             const plan_eff_set *s = &e->set[be][eng];
             for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
                 if (!(s->scalar[i] > 0))
                     return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no %s for %s/%s", scalar_names[i],
-                                      backend_names[be], engine_names[eng]);
+                                      plan_backend_name(be), engine_names[eng]);
             for (int i = 0; i < PLAN_EFF_TYPED_COUNT; i++)
                 if (!(s->typed_default[i] > 0))
                     return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no default %s for %s/%s",
-                                      typed_names[i], backend_names[be], engine_names[eng]);
+                                      typed_names[i], plan_backend_name(be), engine_names[eng]);
         }
     return FC_OK;
 }
@@ -197,7 +208,7 @@ int plan_efficiency_load(plan_efficiency *e, const char *path, fc_err *err) {
 }
 
 static json_t *calib_row(int be, int eng, const char *param, const char *type, double v) {
-    return json_pack("{s:s,s:s,s:s,s:s,s:f}", "backend", backend_names[be], "engine", engine_names[eng], "param",
+    return json_pack("{s:s,s:s,s:s,s:s,s:f}", "backend", plan_backend_name(be), "engine", engine_names[eng], "param",
                      param, "type", type, "value", v);
 }
 
@@ -206,7 +217,7 @@ int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err
     int rc = plan_efficiency_builtin(&base, err);
     if (rc) return rc;
     json_t *rows = json_array();
-    for (int be = 0; be < PLAN_BE_COUNT; be++)
+    for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
         for (int eng = 0; eng < PLAN_ENG_COUNT; eng++) {
             const plan_eff_set *s = &e->set[be][eng], *b = &base.set[be][eng];
             for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)

@@ -1,7 +1,7 @@
 /* The speed model's formulas (planner/speed.h states them; the numbers behind
  * the constants are in docs/speed-model.md). Pure functions of explicit inputs:
  * devices, the work placed on them, and the efficiency table. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 
 #include <math.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 
 static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_setup *s, int d) {
     int be = s->dev[d].backend;
-    if (be < 0 || be >= PLAN_BE_COUNT) be = PLAN_BE_CPU;
+    if (be < 0 || be >= PLAN_BACKEND_COUNT) be = PLAN_CPU;
     int eng = s->engine >= 0 && s->engine < PLAN_ENG_COUNT ? s->engine : PLAN_ENG_LLAMACPP;
     return &e->set[be][eng];
 }
@@ -114,7 +114,7 @@ double plan_speed_pp_tps(const plan_speed_setup *s, const plan_efficiency *e, in
 
 int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads) {
     memset(d, 0, sizeof *d);
-    d->backend = PLAN_BE_CPU;
+    d->backend = PLAN_CPU;
     snprintf(d->name, sizeof d->name, "%.63s", p->cpu_model[0] ? p->cpu_model : "CPU");
     int cores = p->n_cores > 0 ? p->n_cores : 1;
     if (n_threads <= 0 || n_threads > cores) n_threads = cores; /* more threads than cores only contend */

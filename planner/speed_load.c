@@ -1,7 +1,7 @@
 /* From a model's tensor table and a placement to the work each device does
  * per token: bytes and elements of the matrices it multiplies, per type, and
  * the KV cache and attention it reads per cached position. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 
 #include <string.h>
 
@@ -86,8 +86,8 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
 
     s->pp_dev = -1;
     for (int d = 0; d < s->n_dev; d++) {
-        s->load[d].host_resident = s->dev[d].backend == PLAN_BE_CPU;
-        if (s->pp_dev < 0 && s->dev[d].backend != PLAN_BE_CPU && s->dev[d].link_gbs > 0) s->pp_dev = d;
+        s->load[d].host_resident = s->dev[d].backend == PLAN_CPU;
+        if (s->pp_dev < 0 && s->dev[d].backend != PLAN_CPU && s->dev[d].link_gbs > 0) s->pp_dev = d;
     }
     return FC_OK;
 }
@@ -132,7 +132,7 @@ int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summa
     l->n_layers = n_layer;
     l->kv_bytes_full = 2.0 * n_layer * n_head_kv * head_dim * 2; /* K and V, f16 */
     l->attn_macs_full = 2.0 * n_layer * n_head * head_dim;
-    l->host_resident = s->dev[dev].backend == PLAN_BE_CPU;
+    l->host_resident = s->dev[dev].backend == PLAN_CPU;
     s->pp_dev = -1;
     return FC_OK;
 }

@@ -2,7 +2,7 @@
  * machine's llama.cpp results, tests/planner_speed/fixtures), on hostile
  * input, and calibration: the fit improves on a synthetic set whose true
  * constants are known. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 #include "tests/check.h"
 
 #include <stdlib.h>
@@ -89,7 +89,7 @@ static void test_fixtures(void) {
     CHECK(a.n == 8 && b.n == 8);
     for (int i = 0; i < a.n && i < b.n; i++) {
         CHECK(a.m[i].tps == b.m[i].tps && a.m[i].n_gen == b.m[i].n_gen && a.m[i].n_prompt == b.m[i].n_prompt);
-        CHECK(a.m[i].backend == PLAN_BE_CPU && a.m[i].engine == PLAN_ENG_LLAMACPP && a.m[i].n_threads == 2);
+        CHECK(a.m[i].backend == PLAN_CPU && a.m[i].engine == PLAN_ENG_LLAMACPP && a.m[i].n_threads == 2);
     }
     CHECK(a.m[4].setup.load[0].elems[GGML_TYPE_Q4_K] > 0); /* "Q4_K - Medium" */
     /* The built-in CPU constants come from these very runs: the summary-shaped
@@ -115,7 +115,7 @@ static void test_calibrate_synthetic(void) {
     CHECK(import_file(&s, "llama-bench-cpu.json", &err) == FC_OK);
     plan_efficiency truth, e;
     CHECK(plan_efficiency_builtin(&truth, &err) == FC_OK);
-    plan_eff_set *t = &truth.set[PLAN_BE_CPU][PLAN_ENG_LLAMACPP];
+    plan_eff_set *t = &truth.set[PLAN_CPU][PLAN_ENG_LLAMACPP];
     t->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_Q4_0] *= 0.6;
     t->typed[PLAN_EFF_PP][GGML_TYPE_Q8_0] *= 1.5;
     t->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_F16] *= 0.8;

@@ -1,7 +1,7 @@
 /* The speed model against published llama.cpp results on GPUs and Apple
  * machines (data/published_bench.csv): prints each prediction beside the
  * measurement and checks the median error of the built-in constants. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 #include "tests/check.h"
 
 #include <stdlib.h>

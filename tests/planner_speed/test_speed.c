@@ -1,7 +1,7 @@
 /* The speed model's formulas against hand-computed cases. Each case uses an
  * efficiency table written out here, so the expected numbers follow from the
  * stated formula with pencil and paper. */
-#include "planner/speed.h"
+#include "planner/planner.h"
 #include "tests/check.h"
 
 #include <string.h>
@@ -35,7 +35,7 @@ static plan_speed_setup one_cpu(double gbs, double gflops) {
     memset(&s, 0, sizeof s);
     s.n_dev = 1;
     s.pp_dev = -1;
-    s.dev[0] = (plan_speed_dev){.backend = PLAN_BE_CPU, .mem_gbs = gbs, .gflops = gflops};
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CPU, .mem_gbs = gbs, .gflops = gflops};
     s.load[0].host_resident = true;
     return s;
 }
@@ -91,7 +91,7 @@ static void test_split_adds_up(const plan_efficiency *e) {
     s.pp_dev = -1;
     s.n_hops = 1;
     for (int d = 0; d < 2; d++) {
-        s.dev[d] = (plan_speed_dev){.backend = PLAN_BE_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
+        s.dev[d] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
         s.load[d].n_layers = 8;
         s.load[d].elems[GGML_TYPE_Q8_0] = 1e6;
     }
@@ -109,8 +109,8 @@ static void test_bus_bound_prefill(const plan_efficiency *e) {
     s.n_dev = 2;
     s.pp_dev = 1;
     s.n_ubatch = 512;
-    s.dev[0] = (plan_speed_dev){.backend = PLAN_BE_CPU, .mem_gbs = 50, .gflops = 100};
-    s.dev[1] = (plan_speed_dev){.backend = PLAN_BE_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CPU, .mem_gbs = 50, .gflops = 100};
+    s.dev[1] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
     s.load[0].host_resident = true;
     s.load[0].bytes[GGML_TYPE_F16] = 4e9;
     s.load[0].elems[GGML_TYPE_F16] = 4e9;
@@ -163,8 +163,8 @@ static void test_loads(void) {
     plan_speed_setup s;
     memset(&s, 0, sizeof s);
     s.n_dev = 2;
-    s.dev[0] = (plan_speed_dev){.backend = PLAN_BE_CPU, .mem_gbs = 50, .gflops = 100};
-    s.dev[1] = (plan_speed_dev){.backend = PLAN_BE_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CPU, .mem_gbs = 50, .gflops = 100};
+    s.dev[1] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
     plan_speed_place pl;
     memset(&pl, 0, sizeof pl);
     pl.layer_dev[0] = pl.layer_dev[1] = 1;
@@ -205,7 +205,7 @@ int main(void) {
     /* The built-in table parses and is complete. */
     plan_efficiency b;
     CHECK_MSG(plan_efficiency_builtin(&b, &err) == FC_OK, "%s", err.msg);
-    CHECK(b.set[PLAN_BE_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_BW] > 0.5);
+    CHECK(b.set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_BW] > 0.5);
     /* Hostile efficiency rows are refused with the line named. */
     CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,bw_eff,,-1,x\n", "bad.csv", &err) == FC_EINPUT);
     CHECK(strstr(err.msg, "bad.csv:2") != NULL);
