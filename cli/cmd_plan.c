@@ -127,7 +127,7 @@ static int plan_compute(const plan_request *rq, plan_outcome *o, fc_err *err) {
     memset(o, 0, sizeof *o);
     int rc = model_load(&o->model, rq->model, rq->quant, err);
     if (rc) return rc;
-    rc = rq->hw ? plan_hw_from_catalog(&o->hw, rq->hw, err) : plan_hw_this_machine(&o->hw, err);
+    rc = rq->hw ? plan_hw_from_spec(&o->hw, rq->hw, err) : plan_hw_this_machine(&o->hw, false, err);
     if (!rc) rc = plan_memory_compute(&o->mem, &o->model, &o->hw, &rq->params, err);
     if (rc) model_desc_free(&o->model);
     return rc;

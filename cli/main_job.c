@@ -41,7 +41,7 @@ static int job_best_quant(const model_hparams *hp, const plan_hw *hw, const plan
 int cli_main_job(void) {
     fc_err err = {0};
     plan_hw hw;
-    if (plan_hw_this_machine(&hw, &err)) return cli_report_error("", &err);
+    if (plan_hw_this_machine(&hw, true, &err)) return cli_report_error("", &err);
     plan_params p;
     plan_params_default(&p);
     char freebuf[24];

@@ -1,6 +1,6 @@
-/* Hardware a plan is made for: the built-in catalog (data/hardware.json,
- * embedded; every row keeps its source and confidence), lists of catalog
- * devices ("rtx-4090,rtx-4090"), and this machine. */
+/* The built-in hardware catalog (data/hardware.json, embedded; every row
+ * keeps its source and confidence) and plans for lists of catalog devices
+ * ("rtx-4090,rtx-4090"). */
 #include "planner/planner.h"
 
 #include <jansson.h>
@@ -11,8 +11,6 @@
 extern const fc_embed_file plan_hw_files[];
 extern const size_t plan_hw_files_count;
 
-#define HW_MEMINFO "/proc/meminfo"
-#define HW_MEMINFO_MAX (64u << 10)
 /* A GPU's default share of unified memory when the catalog row has none:
  * macOS lets the GPU wire about 2/3 of RAM below 36 GB and 3/4 above
  * (recommendedMaxWorkingSetSize, see data/hardware.json notes). */
@@ -22,10 +20,6 @@ extern const size_t plan_hw_files_count;
 /* Host RAM assumed when a catalog GPU is planned without a CPU platform and
  * this machine's RAM cannot be read. */
 #define HW_DEFAULT_HOST_GIB 64.0
-
-static const char *const backend_names[PLAN_BACKEND_COUNT] = {"CPU", "CUDA", "ROCm", "Metal", "Vulkan", "SYCL"};
-
-const char *plan_backend_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b] : "?"; }
 
 static json_t *hw_root; /* parsed once; the catalog is immutable */
 
@@ -98,41 +92,6 @@ int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err) {
         if (!strcasecmp(e->id, id)) return FC_OK;
     }
     return fc_err_set(err, FC_EINPUT, "'%s' is not in the hardware catalog ('fitcheck hw' lists it)", id);
-}
-
-/* ---- this machine ----------------------------------------------------------- */
-
-static bool meminfo_kib(const char *text, const char *key, uint64_t *out) {
-    const char *p = strstr(text, key);
-    if (!p) return false;
-    unsigned long long kib;
-    if (sscanf(p + strlen(key), ": %llu kB", &kib) != 1) return false;
-    *out = (uint64_t)kib * 1024;
-    return true;
-}
-
-static int hw_host_ram(plan_device *host, fc_err *err) {
-    char *text;
-    size_t len;
-    int rc = fc_read_file(HW_MEMINFO, HW_MEMINFO_MAX, &text, &len, err);
-    if (rc) return FC_ERUNTIME;
-    bool ok = meminfo_kib(text, "MemTotal", &host->mem_total) && meminfo_kib(text, "MemAvailable", &host->mem_free);
-    free(text);
-    if (!ok) return fc_err_set(err, FC_ERUNTIME, "%s has no MemTotal/MemAvailable", HW_MEMINFO);
-    snprintf(host->source, sizeof host->source, "MemAvailable in %s (no probe profile)", HW_MEMINFO);
-    return FC_OK;
-}
-
-int plan_hw_this_machine(plan_hw *hw, fc_err *err) {
-    memset(hw, 0, sizeof *hw);
-    plan_device *h = &hw->host;
-    snprintf(h->id, sizeof h->id, "cpu");
-    snprintf(h->name, sizeof h->name, "this machine's CPU and RAM");
-    h->backend = PLAN_CPU;
-    int rc = hw_host_ram(h, err);
-    if (rc) return rc;
-    snprintf(hw->label, sizeof hw->label, "this machine (free RAM from %s)", HW_MEMINFO);
-    return FC_OK;
 }
 
 /* ---- catalog devices ------------------------------------------------------- */
@@ -223,7 +182,7 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
     if (!have_host) {
         plan_hw self;
         fc_err ignored = {0};
-        if (plan_hw_this_machine(&self, &ignored) == FC_OK) {
+        if (plan_hw_this_machine(&self, false, &ignored) == FC_OK) {
             hw->host = self.host;
         } else {
             hw->host.mem_total = hw->host.mem_free = (uint64_t)(HW_DEFAULT_HOST_GIB * FC_GIB);

@@ -67,8 +67,14 @@ int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err);
  * option, GiB), "cpu-ddr5-6400-2ch:64". GPUs not accompanied by a CPU
  * platform get this machine's RAM as their host. */
 int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err);
-/* This machine from /proc/meminfo (and the probe profile when one exists). */
-int plan_hw_this_machine(plan_hw *hw, fc_err *err);
+/* This machine: GPUs from its probe profile (a quick probe is run and saved
+ * first when there is none and probe_if_missing), free RAM read now from
+ * /proc/meminfo. Without a profile: RAM only, and the label says so. */
+int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err);
+/* A machine profile (this one's or another machine's, probe_profile_save). */
+int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err);
+/* --hw SPEC: a profile path (FILE.json) or a catalog list. */
+int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err);
 
 /* ---- memory --------------------------------------------------------------- */
 
