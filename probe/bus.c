@@ -15,6 +15,10 @@
 #define PCI_CLASS_NVME 0x0108
 #define SYSFS_LINE_MAX 64
 
+/* hwloc plugins that would start a GPU runtime to annotate PCI objects:
+ * only the PCI tree is needed here, and the runtimes are probed directly. */
+static const char *const bus_hwloc_skip[] = {"pci", "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"};
+
 /* libpci reports fatal errors through a callback that must not return:
  * jump back to the caller, which then runs without libpci. The probe is
  * single-threaded, so one jump buffer suffices. */
@@ -46,6 +50,8 @@ void probe_bus_open(probe_bus *b) {
     }
     if (hwloc_topology_init(&b->topo) == 0) {
         hwloc_topology_set_io_types_filter(b->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+        for (size_t i = 0; i < FC_ARRAY_LEN(bus_hwloc_skip); i++)
+            hwloc_topology_set_components(b->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, bus_hwloc_skip[i]);
         if (hwloc_topology_load(b->topo) != 0) {
             hwloc_topology_destroy(b->topo);
             b->topo = NULL;
