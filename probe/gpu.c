@@ -108,9 +108,10 @@ static void gpu_print_one(int i, const probe_gpu *g, FILE *out) {
             fprintf(out, ", fp16 %.1f / bf16 %.1f TFLOPS", g->fp16_tflops, g->bf16_tflops);
         fputc('\n', out);
     }
-    if (g->h2d_pinned_gbs > 0 || g->h2d_pageable_gbs > 0)
-        fprintf(out, "     H2D pinned %.1f / pageable %.1f GB/s, D2H pinned %.1f / pageable %.1f GB/s\n",
-                g->h2d_pinned_gbs, g->h2d_pageable_gbs, g->d2h_pinned_gbs, g->d2h_pageable_gbs);
+    if (g->h2d_pinned_gbs > 0)
+        fprintf(out, "     pinned H2D %.1f / D2H %.1f GB/s\n", g->h2d_pinned_gbs, g->d2h_pinned_gbs);
+    if (g->h2d_pageable_gbs > 0)
+        fprintf(out, "     pageable H2D %.1f / D2H %.1f GB/s\n", g->h2d_pageable_gbs, g->d2h_pageable_gbs);
     gpu_print_link(&g->link, out);
     if (g->note[0])
         fprintf(out, "     note: %s\n", g->note);
