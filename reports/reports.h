@@ -194,8 +194,9 @@ int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format 
 int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
 
 /* ---- the HTML report -------------------------------------------------------
- * The report reads plain views, not the planner's own structures: the CLI
- * fills them, so the page does not change when the planner's internals do. */
+ * The page reads plain views, not the planner's own structures:
+ * rep_plan_view_build fills them from the planner, so the page does not
+ * change when the planner's internals do. */
 
 #define REP_MAX_DEVICES (PROBE_MAX_GPUS + 1)
 #define REP_MAX_QUANTS 40
@@ -235,6 +236,14 @@ typedef struct rep_plan_view {
     char command[1024];            /* llama.cpp command line */
     char note[256];                /* what is missing, said plainly */
 } rep_plan_view;
+
+/* Plans model `spec` (GGUF path, config.json or catalog name) on hw: memory
+ * per device, and every quantization of the ladder with its size and fit;
+ * the recommendation is the highest-quality one that fits with margin. */
+struct plan_hw;
+struct plan_params;
+int rep_plan_view_build(rep_plan_view *v, const char *spec, const struct plan_hw *hw, const struct plan_params *p,
+                        fc_err *err);
 
 typedef struct rep_report {
     const char *title;
