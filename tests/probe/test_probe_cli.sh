@@ -43,6 +43,15 @@ t 0 "quick probe to the cache" "$bin" probe --quick --no-gpu --json
 [ -f "$XDG_CACHE_HOME/fitcheck/machine.json" ] || { echo "FAIL: no profile in the cache dir"; fail=1; }
 t 0 "--show of the cached profile" "$bin" probe --show
 
+# A lying hwloc (a synthetic 16-thread topology on this machine) is noticed and
+# ignored with a note, never trusted for pinning and never a crash.
+online=$(getconf _NPROCESSORS_ONLN)
+if [ "$online" -lt 16 ]; then
+    HWLOC_SYNTHETIC="pack:2 core:4 pu:2" t 0 "lying hwloc topology" "$bin" probe --quick --no-gpu --json -o "$dir/l.json"
+    grep -q "hwloc topology ignored" "$dir/l.json" || { echo "FAIL: lying hwloc not noted"; fail=1; }
+    grep -q "\"n_cores\": 16" "$dir/l.json" && { echo "FAIL: lying hwloc core count kept"; fail=1; }
+fi
+
 # An unwritable cache directory is a clear error before anything is measured.
 XDG_CACHE_HOME=/dev/null/cache t 1 "unwritable cache dir" "$bin" probe --quick --no-gpu
 grep -q "cannot" "$dir/err" || { echo "FAIL: unwritable cache message: $(cat "$dir/err")"; fail=1; }
