@@ -20,6 +20,7 @@ t 2 "unknown flag" "$bin" probe --bogus
 t 2 "threads zero" "$bin" probe -t 0
 t 2 "threads not a number" "$bin" probe --threads many
 t 2 "stray argument" "$bin" probe extra
+t 2 "models dir missing" "$bin" probe --no-gpu --models-dir "$dir/nowhere"
 t 2 "--show of a missing file" "$bin" probe --show "$dir/none.json"
 echo '{"schema_version": 1, "n_cores": "x"}' >"$dir/bad.json"
 t 2 "--show of a malformed profile" "$bin" probe --show "$dir/bad.json"
