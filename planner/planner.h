@@ -91,7 +91,11 @@ typedef struct plan_params {
     bool flash_attn;
     int32_t n_gpu_layers;      /* PLAN_NGL_ALL or 0..n_layer+1 as llama.cpp counts (+1 = output) */
     float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
+    uint32_t n_cpu_moe;        /* expert tensors of layers 0..n-1 stay on the CPU (--n-cpu-moe;
+                                  PLAN_CPU_MOE_ALL = --cpu-moe / -ot exps=CPU) */
 } plan_params;
+
+#define PLAN_CPU_MOE_ALL UINT32_MAX
 
 void plan_params_default(plan_params *p);
 
