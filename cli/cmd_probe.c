@@ -79,10 +79,7 @@ static void print_summary(const probe_profile *p) {
     if (p->storage_read_gbs > 0)
         printf("storage     %.2f GB/s sequential read of %s (%s)\n", p->storage_read_gbs, p->storage_path,
                p->storage_direct ? "O_DIRECT" : "page cache dropped");
-    for (int i = 0; i < p->n_gpus; i++)
-        printf("gpu %-7d %s (%s), %s VRAM\n", i, p->gpus[i].name, p->gpus[i].api,
-               fc_fmt_bytes(p->gpus[i].vram_total, a, sizeof a));
-    if (p->gpu_note[0]) printf("gpus        %s\n", p->gpu_note);
+    probe_gpus_print(p, stdout);
 }
 
 static int print_profile(const probe_profile *p, bool json) {
