@@ -169,6 +169,7 @@ static uint64_t ffn_bytes(const graph_dims *g) {
 static uint64_t output_bytes(const graph_dims *g) { return g->ub * F32_BYTES * (g->vocab + g->e); }
 
 static bool tensor_is_expert(const model_tensor *t);
+static bool expert_on_host(const plan_params *p, uint32_t il) { return p->exps_on_host || il < p->n_cpu_moe; }
 
 static void compute_buffers(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl) {
     const model_hparams *hp = &d->hp;
@@ -181,7 +182,7 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
         const model_tensor *t = &d->tensors[i];
         if (t->layer < 0 || (uint32_t)t->layer >= hp->n_layer) continue;
         layer_bytes[t->layer] += t->bytes;
-        if (tensor_is_expert(t) && (uint32_t)t->layer < p->n_cpu_moe) host_expert_bytes[t->layer] += t->bytes;
+        if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) host_expert_bytes[t->layer] += t->bytes;
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         int dev = placement_device(pl, il);
@@ -219,7 +220,7 @@ static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params
         const model_tensor *t = &d->tensors[i];
         if (t->layer >= 0) {
             int dev = placement_device(pl, (uint32_t)t->layer);
-            if (tensor_is_expert(t) && (uint32_t)t->layer < p->n_cpu_moe) dev = -1;
+            if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) dev = -1;
             dev_mem(m, dev)->weights += t->bytes;
         } else if (t->role == ROLE_TOKEN_EMBD) {
             m->host.weights += t->bytes;

@@ -171,9 +171,10 @@ static void check_cpu_moe(void) {
     plan_params_default(&p);
     plan_memory all, cpu, part;
     plan(&d, "rtx-4090", &p, &all);
-    p.n_cpu_moe = PLAN_CPU_MOE_ALL;
+    p.exps_on_host = true;
     plan(&d, "rtx-4090", &p, &cpu);
     CHECK(cpu.gpu[0].weights == all.gpu[0].weights - experts && cpu.host.weights == all.host.weights + experts);
+    p.exps_on_host = false;
     p.n_cpu_moe = 4;
     plan(&d, "rtx-4090", &p, &part);
     CHECK(part.gpu[0].weights == all.gpu[0].weights - first4);
