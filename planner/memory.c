@@ -205,7 +205,8 @@ static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params
     for (uint32_t i = 0; i < d->n_tensors; i++) {
         const model_tensor *t = &d->tensors[i];
         if (t->layer >= 0) {
-            dev_mem(m, placement_device(pl, (uint32_t)t->layer))->weights += t->bytes;
+            bool exps = t->role == ROLE_FFN_GATE_EXPS || t->role == ROLE_FFN_UP_EXPS || t->role == ROLE_FFN_DOWN_EXPS;
+            dev_mem(m, exps && p->exps_on_host ? -1 : placement_device(pl, (uint32_t)t->layer))->weights += t->bytes;
         } else if (t->role == ROLE_TOKEN_EMBD) {
             m->host.weights += t->bytes;
             /* Tied embeddings: the output is a second copy of token_embd on
