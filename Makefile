@@ -13,5 +13,12 @@ run:
 test:
 	scripts/test.sh
 
+# Long libFuzzer run of every reader (FUZZ_SECONDS per target, default 10 minutes);
+# the test command runs the same targets for 30 s each.
+FUZZ_SECONDS ?= 600
+fuzz:
+	scripts/setup.sh --test
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
 clean:
-	rm -rf build
+	rm -rf build build-asan build-fuzz

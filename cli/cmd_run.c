@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,21 +14,31 @@
 #define RUN_MAX_CTX (1u << 24)
 #define RUN_DEFAULT_GEN 128
 #define RUN_DEFAULT_REPS 5
+#define RUN_DEFAULT_TEMP 0.8   /* llama.cpp's sampling defaults */
+#define RUN_DEFAULT_TOP_K 40
+#define RUN_DEFAULT_TOP_P 0.95
+#define RUN_DEFAULT_SEED 42
 
 static void usage(FILE *fp) {
     fprintf(fp,
-            "usage: fitcheck run MODEL.gguf --tokens ID,ID,... [-n N] [options]\n"
+            "usage: fitcheck run MODEL.gguf -p PROMPT [-n N] [--temp T] [--seed S] [--chat] [options]\n"
             "       fitcheck run MODEL.gguf --bench [-p 512] [-n 128] [-d DEPTH] [-r 5] [-o md|csv|json|jsonl]\n"
             "\n"
             "Runs a GGUF model on the CPU with fitcheck's reference engine.\n"
-            "Generation prints the generated token ids (greedy), streamed.\n"
+            "Generation streams the text that follows the prompt (--temp 0: greedy).\n"
             "--bench measures prefill (ppN: one N-token batch) and decode (tgN: N\n"
             "single-token steps) like llama-bench: t/s as mean +- stddev over -r runs.\n"
             "\n"
             "options:\n"
-            "  --tokens LIST      prompt as token ids, comma separated\n"
-            "  -n, --n-gen N      tokens to generate (default %d); with --bench: tg tests, comma list\n"
-            "  -p, --prompt LIST  with --bench: prompt lengths for pp tests, comma list (default 512)\n"
+            "  -p, --prompt TEXT  the prompt; with --bench: prompt lengths for pp tests, comma list (default 512)\n"
+            "  -n, --n-gen N      tokens to generate (default %d); with --bench: tg tests, comma list (128)\n"
+            "      --chat         wrap the prompt in the model's chat template\n"
+            "      --temp T       temperature (default 0.8; 0 = greedy)\n"
+            "      --top-k K      keep the K most likely tokens (default 40; 0 = all)\n"
+            "      --top-p P      nucleus sampling threshold (default 0.95)\n"
+            "      --seed S       sampling seed (default 42)\n"
+            "      --tokens LIST  prompt as token ids, comma separated (instead of -p)\n"
+            "      --ids          print token ids instead of text\n"
             "  -d, --depth N      with --bench: tokens already in the cache before each test\n"
             "  -r, --reps N       with --bench: repetitions (default %d)\n"
             "  -o, --output FMT   with --bench: md (default), csv, json, jsonl\n"
@@ -43,9 +54,11 @@ static void usage(FILE *fp) {
 
 typedef struct run_opts {
     const char *model, *prompt, *tokens, *gen_list, *fmt, *save;
-    uint32_t threads, depth, reps, n_ctx;
+    uint32_t threads, depth, reps, n_ctx, top_k;
+    double temp, top_p;
+    uint64_t seed;
     int isa;
-    bool bench, force;
+    bool bench, force, chat, ids;
 } run_opts;
 
 /* "512,1024" -> values; false on anything else. */
@@ -89,43 +102,95 @@ static int check_memory(const eng_model *m, const eng_params *p, bool force, fc_
 
 /* ---- generation --------------------------------------------------------------- */
 
-static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
-    if (!o->tokens)
-        return fc_err_set(err, FC_EINPUT, "give the prompt as token ids with --tokens (text prompts need the tokenizer)");
-    int32_t *toks = fc_malloc(RUN_MAX_TOKENS * sizeof *toks, err);
-    if (!toks) return FC_ERUNTIME;
-    uint32_t n = 0;
-    const char *s = o->tokens;
-    while (*s && n < RUN_MAX_TOKENS) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 0 || v >= (long)eng_model_hparams(m)->n_vocab || (*end && *end != ',')) {
-            free(toks);
-            return fc_err_set(err, FC_EINPUT, "--tokens: '%s' is not a list of token ids below %u", o->tokens,
-                              eng_model_hparams(m)->n_vocab);
+/* Prompt token ids: --tokens verbatim, or the (chat-formatted) text tokenized
+ * with BOS as the model's metadata asks. *out is malloc'd. */
+static int prompt_tokens(eng_model *m, const eng_tokenizer *tok, const run_opts *o, int32_t **out, uint32_t *n,
+                         fc_err *err) {
+    const gguf_file *f = eng_model_gguf(m);
+    uint32_t nv = eng_model_hparams(m)->n_vocab;
+    *n = 0;
+    if (o->tokens) {
+        if (!(*out = fc_malloc(RUN_MAX_TOKENS * sizeof **out, err))) return FC_ERUNTIME;
+        for (const char *s = o->tokens; *s && *n < RUN_MAX_TOKENS;) {
+            char *end;
+            long v = strtol(s, &end, 10);
+            if (end == s || v < 0 || v >= (long)nv || (*end && *end != ','))
+                return fc_err_set(err, FC_EINPUT, "--tokens: '%s' is not a list of token ids below %u", o->tokens, nv);
+            (*out)[(*n)++] = (int32_t)v;
+            s = *end ? end + 1 : end;
         }
-        toks[n++] = (int32_t)v;
-        s = *end ? end + 1 : end;
+        return FC_OK;
     }
+    char *text = NULL;
+    if (o->chat) {
+        const gguf_kv *kv = gguf_find(f, "tokenizer.chat_template");
+        char *tmpl = NULL;
+        if (kv && kv->v.type == GGUF_STRING && kv->v.s.len < (1u << 20)) {
+            if (!(tmpl = fc_malloc(kv->v.s.len + 1, err))) return FC_ERUNTIME;
+            memcpy(tmpl, kv->v.s.p, kv->v.s.len);
+            tmpl[kv->v.s.len] = '\0';
+        }
+        int rc = eng_chat_format(tmpl, eng_model_hparams(m)->arch, o->prompt, &text, err);
+        free(tmpl);
+        if (rc) return rc;
+    }
+    const char *src = text ? text : o->prompt;
+    size_t len = strlen(src), cap = ENG_TOKENS_MAX(len), got = 0;
+    int rc = FC_OK;
+    if (!(*out = fc_malloc(cap * sizeof **out, err))) rc = FC_ERUNTIME;
+    if (!rc) rc = eng_tokenize(tok, src, len, ENG_TOK_ADD_SPECIAL | (o->chat ? ENG_TOK_PARSE_SPECIAL : 0), *out, cap,
+                               &got, err);
+    free(text);
+    *n = (uint32_t)got;
+    return rc;
+}
+
+static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
+    if (!o->tokens && !o->prompt) return fc_err_set(err, FC_EINPUT, "give a prompt with -p TEXT (or --tokens IDS)");
     int64_t n_gen = RUN_DEFAULT_GEN;
-    if (o->gen_list && !cli_parse_i64(o->gen_list, 0, RUN_MAX_GEN, &n_gen)) {
-        free(toks);
+    if (o->gen_list && !cli_parse_i64(o->gen_list, 0, RUN_MAX_GEN, &n_gen))
         return fc_err_set(err, FC_EINPUT, "-n: '%s' is not a token count", o->gen_list);
-    }
-    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : n + (uint32_t)n_gen, .n_threads = o->threads, .isa = o->isa};
+    uint32_t nv = eng_model_hparams(m)->n_vocab;
+    eng_tokenizer *tok = NULL;
+    eng_sampler *smp = NULL;
     eng_ctx *c = NULL;
-    int rc = check_memory(m, &p, o->force, err);
+    int32_t *toks = NULL;
+    uint32_t n = 0;
+    eng_sampler_params sp = {.temp = (float)o->temp, .top_k = o->top_k, .top_p = (float)o->top_p, .seed = o->seed};
+    int rc = eng_tokenizer_load(&tok, eng_model_gguf(m), err);
+    if (!rc) rc = prompt_tokens(m, tok, o, &toks, &n, err);
+    if (!rc && n == 0) rc = fc_err_set(err, FC_EINPUT, "the prompt has no tokens");
+    if (!rc) rc = eng_sampler_new(&smp, nv, &sp, err);
+    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : n + (uint32_t)n_gen, .n_threads = o->threads, .isa = o->isa};
+    if (!rc) rc = check_memory(m, &p, o->force, err);
     if (!rc) rc = eng_ctx_new(&c, m, &p, err);
     const float *logits;
-    if (!rc && n) rc = eng_decode(c, toks, n, &logits, err);
-    for (int64_t i = 0; !rc && n && i < n_gen; i++) {
-        int32_t next = eng_argmax(logits, eng_model_hparams(m)->n_vocab);
-        printf(i ? ",%d" : "%d", next);
+    double t0 = fc_now(), t1 = t0;
+    if (!rc) rc = eng_decode(c, toks, n, &logits, err);
+    t1 = fc_now();
+    eng_detok dt;
+    eng_detok_init(&dt, tok);
+    char piece[ENG_TOKEN_MAX_BYTES + 8];
+    int64_t i = 0;
+    for (; !rc && i < n_gen; i++) {
+        int32_t next = eng_sampler_sample(smp, logits);
+        if (eng_token_is_eog(tok, next)) break;
+        if (o->ids) printf(i ? ",%d" : "%d", next);
+        else if (eng_detok_push(&dt, next, piece, sizeof piece)) fputs(piece, stdout);
         fflush(stdout);
         if (i + 1 < n_gen) rc = eng_decode(c, &next, 1, &logits, err);
     }
-    if (!rc) printf("\n");
+    if (!rc) {
+        if (!o->ids && eng_detok_flush(&dt, piece, sizeof piece)) fputs(piece, stdout);
+        printf("\n");
+        double t2 = fc_now();
+        fprintf(stderr, "fitcheck run: prompt %u tokens %.2f t/s, generated %lld tokens %.2f t/s (%s, %u threads)\n", n,
+                n / (t1 - t0), (long long)i, i > 1 ? (i - 1) / (t2 - t1) : 0.0, eng_isa_name(eng_ctx_params(c)->isa),
+                eng_ctx_params(c)->n_threads);
+    }
     eng_ctx_free(c);
+    eng_sampler_free(smp);
+    eng_tokenizer_free(tok);
     free(toks);
     return rc;
 }
@@ -268,7 +333,8 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
 }
 
 int cli_run(int argc, char **argv) {
-    enum { OPT_TOKENS = 256, OPT_JSON, OPT_SAVE, OPT_ISA, OPT_FORCE, OPT_BENCH };
+    enum { OPT_TOKENS = 256, OPT_JSON, OPT_SAVE, OPT_ISA, OPT_FORCE, OPT_BENCH, OPT_CHAT, OPT_TEMP, OPT_TOPK, OPT_TOPP,
+           OPT_SEED, OPT_IDS };
     static const struct option longopts[] = {
         {"tokens", required_argument, NULL, OPT_TOKENS}, {"n-gen", required_argument, NULL, 'n'},
         {"prompt", required_argument, NULL, 'p'},        {"depth", required_argument, NULL, 'd'},
@@ -277,9 +343,14 @@ int cli_run(int argc, char **argv) {
         {"threads", required_argument, NULL, 't'},       {"ctx-size", required_argument, NULL, 'c'},
         {"isa", required_argument, NULL, OPT_ISA},       {"force", no_argument, NULL, OPT_FORCE},
         {"bench", no_argument, NULL, OPT_BENCH},         {"help", no_argument, NULL, 'h'},
+        {"chat", no_argument, NULL, OPT_CHAT},           {"temp", required_argument, NULL, OPT_TEMP},
+        {"top-k", required_argument, NULL, OPT_TOPK},    {"top-p", required_argument, NULL, OPT_TOPP},
+        {"seed", required_argument, NULL, OPT_SEED},     {"ids", no_argument, NULL, OPT_IDS},
         {NULL, 0, NULL, 0},
     };
-    run_opts o = {.fmt = "md", .reps = RUN_DEFAULT_REPS, .isa = ENG_ISA_BEST};
+    run_opts o = {.fmt = "md", .reps = RUN_DEFAULT_REPS, .isa = ENG_ISA_BEST, .temp = RUN_DEFAULT_TEMP,
+                  .top_k = RUN_DEFAULT_TOP_K, .top_p = RUN_DEFAULT_TOP_P, .seed = RUN_DEFAULT_SEED};
+    double f;
     int64_t v;
     int ch;
     optind = 1;
@@ -293,6 +364,22 @@ int cli_run(int argc, char **argv) {
         case OPT_SAVE: o.save = optarg; break;
         case OPT_FORCE: o.force = true; break;
         case OPT_BENCH: o.bench = true; break;
+        case OPT_CHAT: o.chat = true; break;
+        case OPT_IDS: o.ids = true; break;
+        case OPT_TEMP:
+            if (!cli_parse_f64(optarg, 0, 100, &o.temp)) return cli_usage_error("run", "--temp must be 0..100");
+            break;
+        case OPT_TOPP:
+            if (!cli_parse_f64(optarg, 1e-6, 1, &o.top_p)) return cli_usage_error("run", "--top-p must be in (0, 1]");
+            break;
+        case OPT_TOPK:
+            if (!cli_parse_i64(optarg, 0, INT32_MAX, &v)) return cli_usage_error("run", "--top-k must be >= 0");
+            o.top_k = (uint32_t)v;
+            break;
+        case OPT_SEED:
+            if (!cli_parse_f64(optarg, 0, 1.8e19, &f) || f != floor(f)) return cli_usage_error("run", "--seed must be a whole number >= 0");
+            o.seed = (uint64_t)f;
+            break;
         case 'o':
             if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json") && strcmp(optarg, "jsonl"))
                 return cli_usage_error("run", "-o must be md, csv, json or jsonl, not '%s'", optarg);

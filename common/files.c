@@ -50,6 +50,28 @@ void fc_atomic_install_signal_cleanup(void) {
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Takes the exclusive lock on the file named lock; -1 if it cannot (a
+ * read-only directory, or a signal while waiting): the write then goes ahead
+ * unlocked, still atomic through the rename. The holder before us unlinks the
+ * lock file when it releases, so the file we waited on may no longer be the
+ * one at that name, and a third process may already hold the new one: retry
+ * until the locked file is the named one (found by tests/hostile/test_atomic.c). */
+static int lock_acquire(const char *lock) {
+    for (;;) {
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) return -1;
+        if (flock(fd, LOCK_EX) != 0) {
+            close(fd);
+            return -1;
+        }
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino)
+            return fd;
+        close(fd);
+    }
+}
+
 int fc_atomic_open(fc_atomic_file *af, const char *path, fc_err *err) {
     memset(af, 0, sizeof *af);
     af->lock_fd = -1;
@@ -60,11 +82,7 @@ int fc_atomic_open(fc_atomic_file *af, const char *path, fc_err *err) {
      * second waits, then replaces the first's complete file with its own. */
     char lock[4096 + 8];
     snprintf(lock, sizeof lock, "%s.lock", path);
-    af->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (af->lock_fd >= 0 && flock(af->lock_fd, LOCK_EX) != 0) {
-        close(af->lock_fd);
-        af->lock_fd = -1;
-    }
+    af->lock_fd = lock_acquire(lock);
     snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {

@@ -75,9 +75,12 @@ int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err) {
         t->bytes = g->bytes;
         t->role = model_tensor_role(g->name, &t->layer);
         if (t->layer >= (int32_t)d->hp.n_layer) {
+            /* Read the layer before freeing: t points into d->tensors
+             * (use-after-free found by fuzz/fuzz_gguf.c). */
+            int32_t layer = t->layer;
             model_desc_free(d);
             return fc_err_set(err, FC_EINPUT, "%s: tensor %s names layer %d but the model has %u layers", f->path,
-                              g->name, t->layer, d->hp.n_layer);
+                              g->name, layer, d->hp.n_layer);
         }
         d->n_params += g->n_elements;
         d->weight_bytes += g->bytes;
