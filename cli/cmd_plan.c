@@ -1,11 +1,258 @@
+/* fitcheck plan MODEL: will it fit — memory per device and a verdict.
+ *
+ * Three steps kept apart so later columns (speed, the choice of quant) slot
+ * in: plan_request from the flags, plan_outcome computed from it, then one
+ * renderer per output format. */
 #include "cli/cli.h"
+#include "planner/planner.h"
 
+#include <getopt.h>
+#include <jansson.h>
 #include <string.h>
+#include <strings.h>
+
+#define PLAN_CTX_MAX (1 << 24)
+#define PLAN_UBATCH_MAX 65536
+#define PLAN_PARALLEL_MAX 1024
+
+typedef struct plan_request {
+    const char *model;       /* GGUF path, config.json or catalog name */
+    const char *quant;       /* NULL: the file's own / MODEL_DEFAULT_QUANT */
+    const char *hw;          /* NULL: this machine */
+    plan_params params;
+    bool json;
+} plan_request;
+
+typedef struct plan_outcome {
+    model_desc model;
+    plan_hw hw;
+    plan_memory mem;
+} plan_outcome;
+
+static void plan_usage(FILE *out) {
+    fprintf(out,
+            "usage: fitcheck plan MODEL [options]\n\n"
+            "Will MODEL fit: weights, KV cache, compute and output buffers and runtime overhead per\n"
+            "device, as llama.cpp allocates them, with free memory, margin and a verdict.\n"
+            "MODEL is a GGUF file, a Hugging Face config.json (or a folder with one), or a catalog\n"
+            "name ('fitcheck models').\n\n"
+            "options:\n"
+            "  --quant Q        quantization to emulate (Q4_K_M default for config/catalog; F16, Q8_0,\n"
+            "                   Q6_K, Q5_K_M, Q4_K_S, IQ4_XS, Q3_K_M, Q2_K, IQ2_XXS, MXFP4_MOE, ...)\n"
+            "  --ctx N          context (KV cells, shared by the sequences); default %d\n"
+            "  --kv TYPE        KV cache type: f16 (default), q8_0, q4_0\n"
+            "  --fa on|off      flash attention (default on, as llama.cpp's -fa auto)\n"
+            "  --ngl N|all      layers on the GPUs, as llama.cpp's -ngl (n_layer+1 = with output)\n"
+            "  --parallel N     sequences decoded together (-np); default 1\n"
+            "  --ubatch N       physical batch (-ub); default %d\n"
+            "  --hw SPEC        catalog devices 'rtx-4090,rtx-4090', 'apple-m4-max-40c:128';\n"
+            "                   default: this machine\n"
+            "  --json           machine-readable output\n",
+            PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH);
+}
+
+static int parse_kv_type(const char *s, uint32_t *out) {
+    static const char *const allowed[] = {"f16", "q8_0", "q4_0", "bf16", "f32", "q5_0", "q5_1", "q4_1", "iq4_nl"};
+    for (size_t i = 0; i < FC_ARRAY_LEN(allowed); i++)
+        if (!strcasecmp(s, allowed[i])) {
+            *out = (uint32_t)ggml_type_from_name(allowed[i]);
+            return FC_OK;
+        }
+    return FC_EINPUT;
+}
+
+static int plan_parse(int argc, char **argv, plan_request *rq) {
+    static const struct option opts[] = {
+        {"quant", required_argument, 0, 'q'}, {"ctx", required_argument, 0, 'c'},
+        {"kv", required_argument, 0, 'k'},    {"fa", required_argument, 0, 'f'},
+        {"ngl", required_argument, 0, 'g'},   {"parallel", required_argument, 0, 'p'},
+        {"ubatch", required_argument, 0, 'u'}, {"hw", required_argument, 0, 'w'},
+        {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    memset(rq, 0, sizeof *rq);
+    plan_params_default(&rq->params);
+    plan_params *p = &rq->params;
+    int c;
+    int64_t v;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            if (!model_ftype_find(optarg)) return cli_usage_error("plan", "--quant: unknown quantization '%s'", optarg);
+            rq->quant = optarg;
+            break;
+        case 'c':
+            if (!cli_parse_i64(optarg, 1, PLAN_CTX_MAX, &v))
+                return cli_usage_error("plan", "--ctx: '%s' is not a context size in 1..%d", optarg, PLAN_CTX_MAX);
+            p->n_ctx = (uint32_t)v;
+            break;
+        case 'k':
+            if (parse_kv_type(optarg, &p->type_k)) return cli_usage_error("plan", "--kv: '%s' is not f16, q8_0 or q4_0", optarg);
+            p->type_v = p->type_k;
+            break;
+        case 'f':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off")) return cli_usage_error("plan", "--fa: say on or off");
+            p->flash_attn = !strcmp(optarg, "on");
+            break;
+        case 'g':
+            if (!strcmp(optarg, "all")) p->n_gpu_layers = PLAN_NGL_ALL;
+            else if (cli_parse_i64(optarg, 0, 100000, &v)) p->n_gpu_layers = (int32_t)v;
+            else return cli_usage_error("plan", "--ngl: '%s' is not a layer count", optarg);
+            break;
+        case 'p':
+            if (!cli_parse_i64(optarg, 1, PLAN_PARALLEL_MAX, &v))
+                return cli_usage_error("plan", "--parallel: '%s' is not in 1..%d", optarg, PLAN_PARALLEL_MAX);
+            p->n_parallel = (uint32_t)v;
+            break;
+        case 'u':
+            if (!cli_parse_i64(optarg, 1, PLAN_UBATCH_MAX, &v))
+                return cli_usage_error("plan", "--ubatch: '%s' is not in 1..%d", optarg, PLAN_UBATCH_MAX);
+            p->n_ubatch = (uint32_t)v;
+            if (p->n_batch < p->n_ubatch) p->n_batch = p->n_ubatch;
+            break;
+        case 'w': rq->hw = optarg; break;
+        case 'j': rq->json = true; break;
+        case 'h': plan_usage(stdout); return -1;
+        default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) return cli_usage_error("plan", optind >= argc ? "no MODEL given" : "one MODEL at a time");
+    rq->model = argv[optind];
+    return FC_OK;
+}
+
+static int plan_compute(const plan_request *rq, plan_outcome *o, fc_err *err) {
+    memset(o, 0, sizeof *o);
+    int rc = model_load(&o->model, rq->model, rq->quant, err);
+    if (rc) return rc;
+    rc = rq->hw ? plan_hw_from_spec(&o->hw, rq->hw, err) : plan_hw_this_machine(&o->hw, false, err);
+    if (!rc) rc = plan_memory_compute(&o->mem, &o->model, &o->hw, &rq->params, err);
+    if (rc) model_desc_free(&o->model);
+    return rc;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static const char *mib(uint64_t b, char *buf, size_t cap) {
+    if (!b) return "-";
+    return fc_fmt_bytes(b, buf, cap);
+}
+
+static void layers_label(const plan_dev_mem *dm, char *buf, size_t cap) {
+    int n = 0;
+    if (dm->n_layers) n = snprintf(buf, cap, "%u-%u", dm->layer_first, dm->layer_first + dm->n_layers - 1);
+    else buf[0] = '\0';
+    if (dm->has_output && n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, "%sout", n ? "+" : "");
+    if (dm->has_embd && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "%sembd", n ? "+" : "");
+}
+
+static void print_row(const char *dev, const plan_dev_mem *dm) {
+    char l[32], w[24], k[24], c[24], out[24], ov[24], t[24], f[24], mg[24];
+    layers_label(dm, l, sizeof l);
+    fc_fmt_bytes(dm->margin < 0 ? (uint64_t)-dm->margin : (uint64_t)dm->margin, mg, sizeof mg);
+    printf("%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %s%-9s %s\n", dev, l, mib(dm->weights, w, sizeof w),
+           mib(dm->kv, k, sizeof k), mib(dm->compute, c, sizeof c), mib(dm->output, out, sizeof out),
+           mib(dm->overhead, ov, sizeof ov), fc_fmt_bytes(dm->total, t, sizeof t),
+           fc_fmt_bytes(dm->capacity, f, sizeof f), dm->margin < 0 ? "-" : " ", mg, plan_verdict_name(dm->verdict));
+}
+
+static void plan_print_text(const plan_request *rq, const plan_outcome *o) {
+    const model_desc *d = &o->model;
+    const plan_params *p = &rq->params;
+    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
+    char a[24], b[24];
+    printf("model     %s (%s), %s, %s file, %.2f B parameters, %s\n", d->hp.name[0] ? d->hp.name : d->hp.arch,
+           d->source, ft ? ft->name : "file types", fc_fmt_bytes(d->file_bytes, a, sizeof a), (double)d->n_params / 1e9,
+           d->hp.arch);
+    printf("settings  context %u (KV cells %u", p->n_ctx, o->mem.kv_cells);
+    if (d->hp.sliding_window) printf(", %u on sliding-window layers", o->mem.kv_cells_swa);
+    printf("), KV %s/%s %s, ubatch %u, flash attention %s, %u sequence%s\n", ggml_type_get(p->type_k)->name,
+           ggml_type_get(p->type_v)->name, fc_fmt_bytes(o->mem.kv_bytes, b, sizeof b), p->n_ubatch,
+           p->flash_attn ? "on" : "off", p->n_parallel, p->n_parallel > 1 ? "s" : "");
+    printf("hardware  %s\n\n", o->hw.label);
+    printf("%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %-10s %s\n", "device", "layers", "weights", "KV cache",
+           "compute", "output", "overhead", "total", "free", "margin", "verdict");
+    for (int g = 0; g < o->hw.n_gpu; g++) {
+        char dev[64];
+        snprintf(dev, sizeof dev, "%s%d %.16s", plan_backend_name(o->hw.gpu[g].backend), g, o->hw.gpu[g].id);
+        print_row(dev, &o->mem.gpu[g]);
+    }
+    print_row("CPU (host RAM)", &o->mem.host);
+    printf("\nverdict   %s", plan_verdict_name(o->mem.verdict));
+    if (o->mem.verdict == PLAN_NO_FIT) printf(" — try a smaller --quant, a shorter --ctx, --kv q8_0 or fewer --ngl");
+    printf("\nfree memory: %s\n", o->hw.host.source);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static json_t *dev_json(const char *id, const char *backend, const plan_dev_mem *dm) {
+    json_t *o = json_object();
+    json_object_set_new(o, "device", json_string(id));
+    json_object_set_new(o, "backend", json_string(backend));
+    json_object_set_new(o, "n_layers", json_integer(dm->n_layers));
+    json_object_set_new(o, "layer_first", dm->n_layers ? json_integer(dm->layer_first) : json_null());
+    json_object_set_new(o, "output", json_boolean(dm->has_output));
+    json_object_set_new(o, "token_embd", json_boolean(dm->has_embd));
+    json_object_set_new(o, "weights_bytes", json_integer((json_int_t)dm->weights));
+    json_object_set_new(o, "kv_bytes", json_integer((json_int_t)dm->kv));
+    json_object_set_new(o, "compute_bytes", json_integer((json_int_t)dm->compute));
+    json_object_set_new(o, "output_bytes", json_integer((json_int_t)dm->output));
+    json_object_set_new(o, "overhead_bytes", json_integer((json_int_t)dm->overhead));
+    json_object_set_new(o, "total_bytes", json_integer((json_int_t)dm->total));
+    json_object_set_new(o, "free_bytes", json_integer((json_int_t)dm->capacity));
+    json_object_set_new(o, "margin_bytes", json_integer((json_int_t)dm->margin));
+    json_object_set_new(o, "verdict", json_string(plan_verdict_name(dm->verdict)));
+    return o;
+}
+
+static void plan_print_json(const plan_request *rq, const plan_outcome *o) {
+    const model_desc *d = &o->model;
+    const plan_params *p = &rq->params;
+    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
+    json_t *root = json_object(), *m = json_object(), *s = json_object(), *devs = json_array();
+    json_object_set_new(m, "name", json_string(d->hp.name));
+    json_object_set_new(m, "source", json_string(d->source));
+    json_object_set_new(m, "architecture", json_string(d->hp.arch));
+    json_object_set_new(m, "quant", ft ? json_string(ft->name) : json_null());
+    json_object_set_new(m, "file_bytes", json_integer((json_int_t)d->file_bytes));
+    json_object_set_new(m, "weight_bytes", json_integer((json_int_t)d->weight_bytes));
+    json_object_set_new(m, "n_params", json_integer((json_int_t)d->n_params));
+    json_object_set_new(m, "n_layer", json_integer(d->hp.n_layer));
+    json_object_set_new(root, "model", m);
+    json_object_set_new(s, "n_ctx", json_integer(p->n_ctx));
+    json_object_set_new(s, "kv_cells", json_integer(o->mem.kv_cells));
+    json_object_set_new(s, "kv_cells_swa", json_integer(o->mem.kv_cells_swa));
+    json_object_set_new(s, "kv_type_k", json_string(ggml_type_get(p->type_k)->name));
+    json_object_set_new(s, "kv_type_v", json_string(ggml_type_get(p->type_v)->name));
+    json_object_set_new(s, "kv_bytes", json_integer((json_int_t)o->mem.kv_bytes));
+    json_object_set_new(s, "n_ubatch", json_integer(p->n_ubatch));
+    json_object_set_new(s, "flash_attn", json_boolean(p->flash_attn));
+    json_object_set_new(s, "n_parallel", json_integer(p->n_parallel));
+    json_object_set_new(s, "n_gpu_layers", p->n_gpu_layers < 0 ? json_string("all") : json_integer(p->n_gpu_layers));
+    json_object_set_new(root, "settings", s);
+    json_object_set_new(root, "hardware", json_string(o->hw.label));
+    for (int g = 0; g < o->hw.n_gpu; g++)
+        json_array_append_new(devs, dev_json(o->hw.gpu[g].id, plan_backend_name(o->hw.gpu[g].backend), &o->mem.gpu[g]));
+    json_array_append_new(devs, dev_json("host", "CPU", &o->mem.host));
+    json_object_set_new(root, "devices", devs);
+    json_object_set_new(root, "verdict", json_string(plan_verdict_name(o->mem.verdict)));
+    json_object_set_new(root, "free_memory_source", json_string(o->hw.host.source));
+    json_dumpf(root, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(root);
+}
 
 int cli_plan(int argc, char **argv) {
-    if (argc > 1 && !strcmp(argv[1], "--help")) {
-        printf("usage: fitcheck plan ... (not implemented yet: issue #4)\n");
-        return 0;
-    }
-    return cli_not_yet("plan", "issue #4");
+    plan_request rq;
+    int rc = plan_parse(argc, argv, &rq);
+    if (rc) return rc < 0 ? 0 : rc;
+    plan_outcome o;
+    fc_err err = {0};
+    if ((rc = plan_compute(&rq, &o, &err))) return cli_report_error("plan", &err);
+    if (rq.json) plan_print_json(&rq, &o);
+    else plan_print_text(&rq, &o);
+    model_desc_free(&o.model);
+    return 0;
 }

@@ -81,6 +81,14 @@ double fc_now(void);
 /* Human-readable sizes for tables: "4.58 GiB", "512 MiB". */
 const char *fc_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
 
+/* A data file built into the binary by scripts/embed.py (catalogs): data is
+ * NUL-terminated, len excludes the NUL. */
+typedef struct fc_embed_file {
+    const char *name;
+    const unsigned char *data;
+    size_t len;
+} fc_embed_file;
+
 #define FC_GIB (1024.0 * 1024.0 * 1024.0)
 #define FC_MIB (1024.0 * 1024.0)
 #define FC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -256,4 +256,61 @@ const char *model_role_name(int role);
 int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err);
 void model_desc_free(model_desc *d);
 
+/* ---- models that have not been downloaded ---------------------------------
+ * config_json.c: a Hugging Face config.json -> hyperparameters (llama.cpp's
+ * architecture names and conventions); catalog.c: the built-in catalog
+ * (config.json-style files in data/models/, embedded) and model_load, the one
+ * entry point for all three sources; quantmix.c: llama.cpp's converter tensor
+ * table and its quantizer's per-tensor type choice. */
+
+#define MODEL_CONFIG_MAX_BYTES (16u << 20) /* a config.json is a few KiB */
+#define MODEL_DEFAULT_QUANT "Q4_K_M"
+
+/* Parses config.json text. `where` names the file in messages. Wrong types,
+ * NaN, negative or absurd sizes -> FC_EINPUT naming the key. */
+int model_hparams_from_config_json(model_hparams *hp, const char *text, size_t len, const char *where, fc_err *err);
+/* A config.json file, or a directory holding one. */
+int model_hparams_from_config_path(model_hparams *hp, const char *path, fc_err *err);
+
+typedef struct model_catalog_info {
+    char name[64];        /* "llama-3.1-8b" */
+    char display[64];     /* "Llama-3.1-8B" */
+    char hf_repo[128];
+    char confidence[32];
+    char source[512];     /* where the hyperparameters were read */
+    uint64_t params_reference, active_params_reference; /* from the source, 0 if unknown */
+} model_catalog_info;
+
+size_t model_catalog_count(void);
+/* Entry i (in name order); hp may be NULL. */
+int model_catalog_get(size_t i, model_catalog_info *info, model_hparams *hp, fc_err *err);
+/* By name, case-insensitive; FC_EINPUT listing near names if unknown. */
+int model_catalog_find(const char *name, model_catalog_info *info, model_hparams *hp, fc_err *err);
+
+/* One row of llama.cpp's file types (llama_ftype). */
+typedef struct model_ftype_info {
+    const char *name;     /* "Q4_K_M" */
+    uint32_t id;          /* llama_ftype, written as general.file_type */
+    uint32_t base_type;   /* the ggml type most weights get */
+    bool imatrix;         /* published files of this type are made with an importance matrix */
+} model_ftype_info;
+
+const model_ftype_info *model_ftype_find(const char *name); /* case-insensitive; NULL if unknown */
+const model_ftype_info *model_ftype_by_id(uint32_t id);
+const model_ftype_info *model_ftype_at(size_t i);         /* NULL past the end */
+/* The type a model is released in when that is not F16/BF16 ("MXFP4_MOE"
+ * for gpt-oss), else NULL. It is also model_load's default for it. */
+const char *model_native_quant(const model_hparams *hp);
+
+/* Builds the tensor table llama.cpp's converter writes for hp's architecture,
+ * with the types llama-quantize picks for ftype ("Q4_K_M", "F16", ...).
+ * file_bytes estimates the GGUF size (tensors aligned + metadata). */
+int model_desc_synthesize(model_desc *d, const model_hparams *hp, const char *ftype, fc_err *err);
+
+/* The one entry point: spec is a GGUF path, a config.json (or a directory
+ * with one) or a catalog name. quant NULL = the file's own types for a GGUF,
+ * MODEL_DEFAULT_QUANT otherwise; a quant given with a GGUF re-emulates the
+ * file at that type. */
+int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err);
+
 #endif

@@ -18,6 +18,8 @@
 #define PROBE_MAX_GPUS 16
 #define PROBE_MAX_NUMA 64
 #define PROBE_SOURCE_MAX 32
+#define PROBE_MAX_NVME 8
+#define PROBE_NOTE_MAX 512
 
 typedef struct probe_cache {
     int level;                       /* 1, 2, 3, 4 */
@@ -82,6 +84,7 @@ typedef struct probe_profile {
     /* topology */
     int n_packages, n_cores, n_threads, n_numa;
     char topo_source[PROBE_SOURCE_MAX];
+    char topo_note[PROBE_NOTE_MAX];  /* where sources disagreed and which one was kept */
     probe_cache caches[PROBE_MAX_CACHES];
     int n_caches;
 
@@ -95,7 +98,10 @@ typedef struct probe_profile {
     double cgroup_cpus;              /* 0 = no limit */
 
     /* DRAM bandwidth (GB/s, 1e9 bytes) */
+    /* best of the repetitions (STREAM's convention) and their median */
     double read_gbs, read_1t_gbs, write_gbs, copy_gbs, triad_gbs;
+    double read_median_gbs, write_median_gbs, copy_median_gbs, triad_median_gbs;
+    double numa_read_gbs[PROBE_MAX_NUMA];    /* all cores of one node reading its memory; 0 = not measured */
     double dram_theoretical_gbs;     /* 0 when unknown */
     char dram_theoretical_source[64];
     int threads_used;
@@ -117,14 +123,18 @@ typedef struct probe_profile {
     /* GPUs and bus */
     probe_gpu gpus[PROBE_MAX_GPUS];
     int n_gpus;
-    probe_nvme nvme[8];
+    probe_nvme nvme[PROBE_MAX_NVME];
     int n_nvme;
     char gpu_note[256];              /* "no NVIDIA driver (libcuda.so.1 not found)" ... */
 } probe_profile;
 
+/* Called between steps: what is being measured and the fraction done. */
+typedef void (*probe_progress_fn)(const char *step, double frac);
+
 typedef struct probe_options {
     bool quick;                      /* capacity and all-core read bandwidth only, < 2 s */
-    bool progress;                   /* progress bar on stderr */
+    bool progress;                   /* report steps through progress_fn */
+    probe_progress_fn progress_fn;   /* the caller draws (cli uses rep_progress); probe/ never does */
     bool no_gpu;
     int threads;                     /* 0 = one per core */
     const char *models_dir;          /* storage test location, default "." */
@@ -141,7 +151,20 @@ int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
 /* Default profile location: $XDG_CACHE_HOME/fitcheck/machine.json. */
 int probe_default_path(char *buf, size_t cap, fc_err *err);
 int probe_profile_save(const probe_profile *p, const char *path, fc_err *err);
+/* Creates the directory a profile will be saved in and checks it is
+ * writable, so a probe fails before measuring rather than after. */
+int probe_profile_prepare(const char *path, fc_err *err);
 /* Refuses profiles of a newer schema or the wrong shape (FC_EINPUT). */
 int probe_profile_load(probe_profile *p, const char *path, fc_err *err);
+/* The same conversions on text, for profiles that travel inside other
+ * documents. *out is malloc'ed. `where` names the text in messages. */
+int probe_profile_to_json(const probe_profile *p, char **out, fc_err *err);
+int probe_profile_from_json(probe_profile *p, const char *text, const char *where, fc_err *err);
+
+/* The profile the planner works from: the saved one at probe_default_path(),
+ * or, when there is none and run_quick_if_missing, a quick probe that is then
+ * saved. A saved profile that cannot be read is an error, not re-measured
+ * silently. */
+int probe_profile_get(probe_profile *p, bool run_quick_if_missing, fc_err *err);
 
 #endif

@@ -1,13 +1,255 @@
 /* reports/: renders results — terminal tables, progress, JSON/CSV/Markdown in
- * llama-bench's style, and the self-contained HTML report. */
+ * llama-bench's style, and the self-contained HTML report.
+ *
+ * Every tabular result goes through one rep_table: each cell holds a value
+ * for machines (JSON/CSV: raw numbers, bytes, GB/s) and a text for people
+ * (terminal/Markdown/HTML: "3.56 GiB", "812.4 ± 3.1"). One table, five
+ * writers, so the formats can never disagree about the data. */
 #ifndef FC_REPORTS_H
 #define FC_REPORTS_H
 
 #include "common/fc.h"
+#include "probe/probe.h"
 
 /* Progress bar with the current step on stderr; draws only when stderr is a
  * terminal. frac in [0, 1]; rep_progress_done() clears the line. */
 void rep_progress(const char *step, double frac);
 void rep_progress_done(void);
+
+/* ---- colour -------------------------------------------------------------
+ * Colour only on a terminal, never when NO_COLOR is set (no-color.org) or
+ * TERM is "dumb". */
+bool rep_color_enabled(FILE *fp);
+
+enum rep_mark {
+    REP_MARK_NONE = 0,
+    REP_MARK_BEST,  /* the recommendation */
+    REP_MARK_GOOD,  /* fits */
+    REP_MARK_WARN,  /* fits, tightly */
+    REP_MARK_BAD,   /* does not fit */
+    REP_MARK_COUNT,
+};
+/* ANSI sequence that starts a mark's colour ("" for none). */
+const char *rep_color_start(enum rep_mark mark);
+#define REP_COLOR_BOLD "\033[1m"
+#define REP_COLOR_RESET "\033[0m"
+
+/* ---- tables -------------------------------------------------------------- */
+
+enum rep_format {
+    REP_FMT_TERM = 0, /* aligned columns for a terminal */
+    REP_FMT_MD,       /* Markdown, padded like llama-bench's */
+    REP_FMT_CSV,      /* header of keys, every value quoted (as llama-bench) */
+    REP_FMT_JSON,     /* array of objects */
+    REP_FMT_JSONL,    /* one object per line */
+    REP_FMT_HTML,     /* <table> with <caption>, <th scope>, marks as classes */
+    REP_FMT_COUNT,
+};
+/* "md", "csv", "json", "jsonl" (the -o values; also "term", "html"). FC_EINPUT
+ * with a message listing the choices otherwise. */
+int rep_format_parse(const char *s, enum rep_format *out, fc_err *err);
+const char *rep_format_name(enum rep_format fmt);
+
+enum rep_align { REP_LEFT = 0, REP_RIGHT };
+
+#define REP_TABLE_MAX_COLS 64
+#define REP_TABLE_MAX_ROWS 100000
+#define REP_CELL_TEXT_MAX 256
+
+typedef struct rep_col {
+    const char *key;   /* field name in CSV/JSON; NULL: shown to people only */
+    const char *title; /* header in the terminal/Markdown/HTML; NULL: machines only */
+    enum rep_align align;
+    bool no_csv;       /* arrays (per-repetition samples): JSON only, as llama-bench */
+} rep_col;
+
+typedef struct rep_table rep_table;
+
+/* cols are copied (their strings must outlive the table). caption titles the HTML table. */
+rep_table *rep_table_new(const rep_col *cols, int n_cols, const char *caption, fc_err *err);
+void rep_table_free(rep_table *t);
+/* Starts a row; the rep_cell_* calls fill the newest row. Allocation
+ * failures are sticky: the table remembers them and rep_table_write reports
+ * them, so builders need not check every cell. */
+void rep_table_add_row(rep_table *t);
+void rep_row_mark(rep_table *t, enum rep_mark mark);
+int rep_table_rows(const rep_table *t);
+
+void rep_cell_str(rep_table *t, int col, const char *s);
+void rep_cell_i64(rep_table *t, int col, int64_t v);
+void rep_cell_bool(rep_table *t, int col, bool v);
+/* A float printed with `decimals` digits for people, full precision for machines. */
+void rep_cell_f64(rep_table *t, int col, double v, int decimals);
+/* Capacity: value in bytes, text in GiB ("3.56 GiB") so a column never mixes units. */
+void rep_cell_gib(rep_table *t, int col, uint64_t bytes);
+/* Small sizes (caches): value in bytes, text "48 KiB" / "2 MiB". */
+void rep_cell_size(rep_table *t, int col, uint64_t bytes);
+/* Bandwidth: value GB/s (1e9 bytes/s), text "12.3 GB/s". */
+void rep_cell_gbs(rep_table *t, int col, double gbs);
+/* Throughput as llama-bench shows it: "812.40 ± 3.10" (value = mean). */
+void rep_cell_ts(rep_table *t, int col, double mean, double stddev);
+/* A list of numbers (per-repetition samples): JSON array, text "n values". */
+void rep_cell_f64_array(rep_table *t, int col, const double *v, int n);
+/* Not known/measured: JSON null, CSV empty, text "-". */
+void rep_cell_none(rep_table *t, int col);
+/* Replaces the people's text of a cell (value unchanged). */
+void rep_cell_text(rep_table *t, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+int rep_table_write(const rep_table *t, FILE *fp, enum rep_format fmt, fc_err *err);
+
+/* Human units shared by tables and charts. */
+const char *rep_fmt_gib(uint64_t bytes, char *buf, size_t cap);   /* "3.56 GiB" */
+const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "1.5 MiB" */
+
+/* ---- charts (inline SVG) ---------------------------------------------------
+ * Each chart carries its own text alternative (<title> and <desc>, role=img)
+ * and scales to the width of the page. The report puts the same numbers in a
+ * real <table> next to it. */
+
+#define REP_CHART_MAX_SERIES 12
+#define REP_CHART_MAX_POINTS 1024
+#define REP_CHART_MAX_MARKS 16
+#define REP_CHART_MAX_ROWS 64
+
+typedef struct rep_series {
+    const char *name;
+    const double *x, *y;
+    int n;
+    bool dashed;      /* predictions dashed, measurements solid */
+} rep_series;
+
+typedef struct rep_level {
+    double v;
+    const char *label;
+} rep_level;
+
+typedef struct rep_line_chart {
+    const char *id;                       /* unique in the page: [a-z0-9-] */
+    const char *title, *desc;             /* desc: the chart's finding in words */
+    const char *x_label, *y_label;
+    bool x_log;                           /* log2 x axis (working-set sizes) */
+    bool x_bytes;                         /* x ticks as sizes: "32 KiB" */
+    const rep_series *series;
+    int n_series;
+    const rep_level *x_marks;             /* vertical lines: cache sizes */
+    int n_x_marks;
+    const rep_level *y_marks;             /* horizontal lines: theoretical peaks */
+    int n_y_marks;
+} rep_line_chart;
+
+typedef struct rep_bar_chart {
+    const char *id, *title, *desc;
+    const char *unit;                     /* axis unit: "GiB", "t/s" */
+    bool stacked;                         /* one bar of parts per row, else one bar per part */
+    const char *const *parts;             /* legend: segment or series names */
+    int n_parts;
+    const char *const *rows;              /* bar (group) labels */
+    int n_rows;
+    const double *v;                      /* n_rows x n_parts, row-major; NAN = missing */
+    const double *limit;                  /* per row: capacity line (NULL = none) */
+} rep_bar_chart;
+
+int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err);
+int rep_svg_bars(FILE *fp, const rep_bar_chart *c, fc_err *err);
+
+/* ---- llama-bench results --------------------------------------------------
+ * One row of llama-bench's output (the fields fitcheck produces and reads).
+ * `fitcheck run --bench` writes these and `fitcheck report --runs` imports
+ * them back, together with files written by llama-bench itself. */
+
+#define REP_BENCH_MAX_SAMPLES 64
+#define REP_BENCH_MAX_ROWS 4096
+#define REP_BENCH_FILE_MAX (64u << 20)
+
+typedef struct rep_bench_row {
+    char build_commit[48];
+    char cpu_info[128];
+    char gpu_info[128];
+    char backends[32];
+    char model_filename[512];
+    char model_type[128];   /* "llama 135M Q4_1" */
+    uint64_t model_size;    /* bytes */
+    uint64_t model_n_params;
+    int n_batch, n_ubatch, n_threads, n_gpu_layers;
+    char type_k[16], type_v[16];
+    int flash_attn;
+    int n_prompt, n_gen, n_depth;
+    char test_time[32];     /* ISO 8601 UTC */
+    double avg_ns, stddev_ns, avg_ts, stddev_ts;
+    double samples_ns[REP_BENCH_MAX_SAMPLES];
+    double samples_ts[REP_BENCH_MAX_SAMPLES];
+    int n_samples;
+    double predicted_ts;    /* fitcheck's prediction for this test; 0 = none */
+} rep_bench_row;
+
+/* The llama-bench "test" label: "pp512", "tg128", "pp512 @ d4096". */
+const char *rep_bench_test_name(const rep_bench_row *r, char *buf, size_t cap);
+/* Builds the llama-bench-shaped table (md: model | size | params | backend |
+ * threads | test | t/s; csv/json: every field). */
+rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err);
+int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format fmt, fc_err *err);
+/* Reads llama-bench -o json or -o jsonl output (or fitcheck's). *rows is
+ * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
+ * file, the record and the field. */
+int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
+
+/* ---- the HTML report -------------------------------------------------------
+ * The report reads plain views, not the planner's own structures: the CLI
+ * fills them, so the page does not change when the planner's internals do. */
+
+#define REP_MAX_DEVICES (PROBE_MAX_GPUS + 1)
+#define REP_MAX_QUANTS 40
+#define REP_MAX_DEPTHS 32
+#define REP_MAX_PLANS 32
+
+/* Parts of a device's memory, in the order the stacked bars draw them. */
+enum rep_mem_part { REP_MEM_WEIGHTS = 0, REP_MEM_KV, REP_MEM_COMPUTE, REP_MEM_OVERHEAD, REP_MEM_FREE, REP_MEM_PARTS };
+const char *rep_mem_part_name(int part);
+
+typedef struct rep_plan_device {
+    char name[64];                 /* "CPU (RAM)", "NVIDIA H200" */
+    uint64_t capacity;             /* usable bytes */
+    uint64_t part[REP_MEM_PARTS];  /* REP_MEM_FREE: capacity minus the rest (0 when over) */
+} rep_plan_device;
+
+typedef struct rep_plan_quant {
+    char name[16];                 /* "Q4_K_M" */
+    uint64_t size;                 /* weight bytes */
+    bool fits;
+    double pp_ts, tg_ts;           /* predicted; 0 = not predicted */
+    double quality_loss;           /* perplexity increase over f16, percent; < 0 = unknown */
+    bool recommended;
+} rep_plan_quant;
+
+typedef struct rep_plan_view {
+    char model[128];
+    char source[64];               /* "catalog", "GGUF file", "config.json" */
+    char quant[16];                /* the quantization planned */
+    int n_ctx;
+    rep_plan_device dev[REP_MAX_DEVICES];
+    int n_dev;
+    rep_plan_quant quants[REP_MAX_QUANTS];
+    int n_quants;
+    double depth[REP_MAX_DEPTHS], pp_ts[REP_MAX_DEPTHS], tg_ts[REP_MAX_DEPTHS];
+    int n_depths;
+    char command[1024];            /* llama.cpp command line */
+    char note[256];                /* what is missing, said plainly */
+} rep_plan_view;
+
+typedef struct rep_report {
+    const char *title;
+    const probe_profile *profile;  /* NULL: profile_note says why */
+    const char *profile_note;
+    const rep_plan_view *plans;
+    int n_plans;
+    const char *plans_note;        /* why there are no plans, when n_plans == 0 */
+    const rep_bench_row *runs;
+    int n_runs;
+    const char *runs_note;
+} rep_report;
+
+/* Writes the whole self-contained page (inline CSS and SVG, no script, no
+ * network). Sections without data say what is missing; nothing is invented. */
+int rep_report_write(FILE *fp, const rep_report *r, fc_err *err);
 
 #endif

@@ -1,0 +1,139 @@
+/* Refits the efficiency constants to measurements: minimizes the squared log
+ * error of predicted vs measured t/s, with a weak pull towards the built-in
+ * constants so that a parameter the data says nothing about stays put.
+ * Coordinate descent in log space: every constant is a positive scale factor,
+ * the objective is cheap (a few microseconds per point), and there are at
+ * most a few dozen free constants. */
+#include "planner/planner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIT_ROUNDS 60             /* passes over all free constants */
+#define FIT_STEP0 1.0             /* first log step: x e^1 */
+#define FIT_STEP_MIN 0.002        /* stop refining below ~0.2% */
+#define FIT_PRIOR_WEIGHT 0.0005   /* pull towards the prior, per constant */
+#define FIT_MAX_PARAMS 256
+#define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
+
+void plan_meas_set_free(plan_meas_set *s) {
+    free(s->m);
+    memset(s, 0, sizeof *s);
+}
+
+double plan_meas_predict(const plan_meas *m, const plan_efficiency *e) {
+    if (m->n_gen > 0) return plan_speed_tg_tps(&m->setup, e, m->n_gen, m->n_depth);
+    return plan_speed_pp_tps(&m->setup, e, m->n_prompt, m->n_depth);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+plan_fit_stats plan_fit_evaluate(const plan_meas_set *s, const plan_efficiency *e) {
+    plan_fit_stats st = {0};
+    if (s->n <= 0) return st;
+    double *err = malloc(sizeof(double) * s->n);
+    if (!err) return st;
+    for (int i = 0; i < s->n; i++) {
+        double p = plan_meas_predict(&s->m[i], e);
+        err[i] = s->m[i].tps > 0 ? fabs(p / s->m[i].tps - 1.0) : 0;
+        if (err[i] > st.max_abs_err) st.max_abs_err = err[i];
+    }
+    qsort(err, s->n, sizeof(double), cmp_double);
+    st.n = s->n;
+    st.median_abs_err = s->n % 2 ? err[s->n / 2] : 0.5 * (err[s->n / 2 - 1] + err[s->n / 2]);
+    free(err);
+    return st;
+}
+
+/* A free constant: a pointer into the table and its prior value. */
+typedef struct fit_param {
+    double *v;
+    double prior;
+    double max;
+} fit_param;
+
+static double objective(const plan_meas_set *s, const plan_efficiency *e, const fit_param *p, int np) {
+    double sum = 0;
+    for (int i = 0; i < s->n; i++) {
+        double pred = plan_meas_predict(&s->m[i], e);
+        if (!(pred > 0) || !(s->m[i].tps > 0)) continue;
+        double r = log(pred / s->m[i].tps);
+        sum += r * r;
+    }
+    for (int k = 0; k < np; k++) {
+        double r = log(*p[k].v / p[k].prior);
+        sum += FIT_PRIOR_WEIGHT * r * r;
+    }
+    return sum;
+}
+
+static void add_param(fit_param *p, int *np, double *v, double max) {
+    if (*np >= FIT_MAX_PARAMS) return;
+    for (int k = 0; k < *np; k++)
+        if (p[k].v == v) return;
+    p[*np] = (fit_param){v, *v, max};
+    (*np)++;
+}
+
+/* The constants the measurements can inform: those of the backends and
+ * engines present, and the per-type ones for the tensor types present. */
+static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param *p) {
+    int np = 0;
+    for (int i = 0; i < s->n; i++) {
+        const plan_speed_setup *su = &s->m[i].setup;
+        for (int d = 0; d < su->n_dev; d++) {
+            int be = su->dev[d].backend;
+            if (be < 0 || be >= PLAN_BACKEND_COUNT) continue;
+            plan_eff_set *f = &e->set[be][su->engine];
+            for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++)
+                add_param(p, &np, &f->scalar[k], k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);
+            const plan_speed_load *l = &su->load[d];
+            for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+                bool used = l->elems[t] > 0 || (l->out_elems > 0 && l->out_type == t);
+                if (!used) continue;
+                for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
+                    if (!(f->typed[k][t] > 0)) f->typed[k][t] = f->typed_default[k];
+                    add_param(p, &np, &f->typed[k][t], INFINITY);
+                }
+            }
+        }
+    }
+    return np;
+}
+
+int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *before, plan_fit_stats *after,
+                   fc_err *err) {
+    if (s->n <= 0) return fc_err_set(err, FC_EINPUT, "no measurements to calibrate from");
+    if (before) *before = plan_fit_evaluate(s, e);
+    fit_param *p = calloc(FIT_MAX_PARAMS, sizeof *p);
+    if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int np = collect_params(e, s, p);
+    double best = objective(s, e, p, np);
+    double step = FIT_STEP0;
+    for (int round = 0; round < FIT_ROUNDS && step >= FIT_STEP_MIN; round++) {
+        bool moved = false;
+        for (int k = 0; k < np; k++) {
+            for (int dir = -1; dir <= 1; dir += 2) {
+                double old = *p[k].v, cand = old * exp(dir * step);
+                if (cand > p[k].max) cand = p[k].max;
+                if (cand == old) continue;
+                *p[k].v = cand;
+                double obj = objective(s, e, p, np);
+                if (obj < best - 1e-12) {
+                    best = obj;
+                    moved = true;
+                    break;
+                }
+                *p[k].v = old;
+            }
+        }
+        if (!moved) step *= 0.5;
+    }
+    free(p);
+    if (after) *after = plan_fit_evaluate(s, e);
+    return FC_OK;
+}

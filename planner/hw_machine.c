@@ -1,0 +1,119 @@
+/* The machine a plan is made for when it is a real one: this machine (its
+ * probe profile and its free RAM now) or another machine's saved profile. */
+#include "planner/planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define HW_MEMINFO "/proc/meminfo"
+#define HW_MEMINFO_MAX (64u << 10)
+
+static const char *const backend_names[PLAN_BACKEND_COUNT] = {"CPU", "CUDA", "ROCm", "Metal", "Vulkan", "SYCL"};
+
+const char *plan_backend_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b] : "?"; }
+
+static bool meminfo_kib(const char *text, const char *key, uint64_t *out) {
+    const char *p = strstr(text, key);
+    if (!p) return false;
+    unsigned long long kib;
+    if (sscanf(p + strlen(key), ": %llu kB", &kib) != 1) return false;
+    *out = (uint64_t)kib * 1024;
+    return true;
+}
+
+/* Free RAM now: a profile's figure is as old as the profile. */
+static int hw_host_ram_now(plan_device *host, fc_err *err) {
+    char *text;
+    size_t len;
+    int rc = fc_read_file(HW_MEMINFO, HW_MEMINFO_MAX, &text, &len, err);
+    if (rc) return FC_ERUNTIME;
+    bool ok = meminfo_kib(text, "MemTotal", &host->mem_total) && meminfo_kib(text, "MemAvailable", &host->mem_free);
+    free(text);
+    if (!ok) return fc_err_set(err, FC_ERUNTIME, "%s has no MemTotal/MemAvailable", HW_MEMINFO);
+    snprintf(host->source, sizeof host->source, "MemAvailable in %s, read now", HW_MEMINFO);
+    return FC_OK;
+}
+
+/* llama.cpp backends by probe API and vendor. OpenCL devices that share host
+ * memory (PoCL's CPU device, integrated GPUs) are not separate memory and
+ * are left out. */
+static int hw_gpu_backend(const probe_gpu *g) {
+    if (!strcasecmp(g->api, "cuda")) return PLAN_CUDA;
+    if (strcasestr(g->vendor, "amd") || strcasestr(g->vendor, "advanced micro")) return PLAN_ROCM;
+    if (strcasestr(g->vendor, "intel")) return PLAN_SYCL;
+    return PLAN_VULKAN;
+}
+
+int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
+    memset(hw, 0, sizeof *hw);
+    plan_device *h = &hw->host;
+    snprintf(h->id, sizeof h->id, "cpu");
+    snprintf(h->name, sizeof h->name, "%s", p->cpu_model[0] ? p->cpu_model : "CPU");
+    h->backend = PLAN_CPU;
+    h->mem_total = p->ram_total;
+    h->mem_free = p->ram_available ? p->ram_available : p->ram_total;
+    if (p->cgroup_mem_max && p->cgroup_mem_max < h->mem_free) h->mem_free = p->cgroup_mem_max;
+    h->bandwidth_gbs = p->read_gbs;
+    snprintf(h->source, sizeof h->source, "probe profile of %s (%s)", p->hostname, p->created);
+    if (!h->mem_total) return fc_err_set(err, FC_EINPUT, "machine profile has no RAM size");
+    for (int i = 0; i < p->n_gpus && i < PROBE_MAX_GPUS; i++) {
+        const probe_gpu *g = &p->gpus[i];
+        if (g->unified_memory || !g->vram_total) continue;
+        if (hw->n_gpu >= PLAN_MAX_DEVICES) break;
+        plan_device *d = &hw->gpu[hw->n_gpu++];
+        snprintf(d->id, sizeof d->id, "gpu%d", hw->n_gpu - 1);
+        snprintf(d->name, sizeof d->name, "%s", g->name);
+        d->backend = hw_gpu_backend(g);
+        d->mem_total = g->vram_total;
+        d->mem_free = g->vram_free ? g->vram_free : g->vram_total;
+        d->bandwidth_gbs = g->read_gbs ? g->read_gbs : g->theoretical_gbs;
+        d->fp16_tflops = g->fp16_tflops;
+        d->fp32_tflops = g->fp32_tflops;
+        d->link_gbs = g->h2d_pinned_gbs ? g->h2d_pinned_gbs : g->link.theoretical_gbs;
+        snprintf(d->source, sizeof d->source, "probe profile (%s)", g->api);
+    }
+    snprintf(hw->label, sizeof hw->label, "%s, %d GPU%s (probe profile %s)", p->hostname[0] ? p->hostname : "machine",
+             hw->n_gpu, hw->n_gpu == 1 ? "" : "s", p->created);
+    return FC_OK;
+}
+
+int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err) {
+    probe_profile *p = calloc(1, sizeof *p);
+    if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    fc_err perr = {0};
+    bool have = probe_profile_get(p, probe_if_missing, &perr) == FC_OK && plan_hw_from_profile(hw, p, &perr) == FC_OK;
+    free(p);
+    if (!have) {
+        memset(hw, 0, sizeof *hw);
+        snprintf(hw->host.id, sizeof hw->host.id, "cpu");
+        snprintf(hw->host.name, sizeof hw->host.name, "this machine's CPU and RAM");
+        snprintf(hw->label, sizeof hw->label, "this machine, RAM only (no probe profile: run 'fitcheck probe')");
+    }
+    int rc = hw_host_ram_now(&hw->host, err);
+    if (rc) return rc;
+    if (have) {
+        size_t n = strlen(hw->label);
+        snprintf(hw->label + n, sizeof hw->label - n, "; free RAM read now");
+    }
+    return FC_OK;
+}
+
+int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err) {
+    struct stat st;
+    size_t n = strlen(spec);
+    bool is_file = !stat(spec, &st) && S_ISREG(st.st_mode);
+    if (!is_file && !(n > 5 && !strcmp(spec + n - 5, ".json"))) return plan_hw_from_catalog(hw, spec, err);
+    probe_profile *p = calloc(1, sizeof *p);
+    if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int rc = probe_profile_load(p, spec, err);
+    if (!rc) rc = plan_hw_from_profile(hw, p, err);
+    free(p);
+    if (!rc) {
+        char label[sizeof hw->label];
+        snprintf(label, sizeof label, "%s", hw->label);
+        snprintf(hw->label, sizeof hw->label, "%.60s: %.180s", spec, label);
+    }
+    return rc;
+}

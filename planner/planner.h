@@ -1,0 +1,328 @@
+/* planner/: will a model fit, how fast will it run, what to pick.
+ *
+ * - hardware (hwcatalog.c): the devices a plan is made for — this machine,
+ *   a profile from another machine, or entries of the built-in hardware
+ *   catalog (data/hardware.json, each number with its source);
+ * - memory (memory.c): what llama.cpp allocates per device for a model and a
+ *   placement — weights, KV cache, compute buffers, output buffer and fixed
+ *   runtime overhead — with a verdict per device (docs/planner-memory.md);
+ * - speed (speed*.c, efficiency.c, calibrate*.c): predicted prefill and decode
+ *   tokens/s per placement, its efficiency constants and their calibration
+ *   from measurements (docs/speed-model.md);
+ * - the choice (choose.c): quantization, context and split to recommend.
+ *
+ * Units: bytes are bytes; bandwidth GB/s (1e9); memory capacities from the
+ * catalog are GiB, as vendors' "24 GB" VRAM really is. */
+#ifndef FC_PLANNER_H
+#define FC_PLANNER_H
+
+#include "common/fc.h"
+#include "model/model.h"
+#include "probe/probe.h"
+
+#define PLAN_MAX_DEVICES 16
+#define PLAN_MAX_MEM_OPTIONS 8
+
+/* ---- hardware ------------------------------------------------------------ */
+
+enum plan_backend { PLAN_CPU = 0, PLAN_CUDA, PLAN_ROCM, PLAN_METAL, PLAN_VULKAN, PLAN_SYCL, PLAN_BACKEND_COUNT };
+const char *plan_backend_name(int backend);
+
+typedef struct plan_device {
+    char id[64];               /* catalog id, or "cpu" / "gpu0" for this machine */
+    char name[128];
+    int backend;               /* enum plan_backend */
+    bool unified;              /* shares host RAM (Apple, DGX Spark, Strix Halo) */
+    uint64_t mem_total;        /* bytes the backend may allocate (Apple: the GPU's share of RAM) */
+    uint64_t mem_free;         /* what a plan may use */
+    double bandwidth_gbs;      /* memory bandwidth, vendor or measured */
+    double fp16_tflops, fp32_tflops;
+    double link_gbs;           /* host link per direction, 0 = unknown */
+    char source[160];          /* where mem_free / bandwidth came from */
+} plan_device;
+
+typedef struct plan_hw {
+    plan_device host;          /* CPU and system RAM */
+    plan_device gpu[PLAN_MAX_DEVICES];
+    int n_gpu;
+    char label[256];           /* what the plan was made for, in words */
+} plan_hw;
+
+/* One row of the hardware catalog. */
+typedef struct plan_hw_entry {
+    char id[64], vendor[32], name[96], category[32], memory_type[64], host_interface[96];
+    double memory_gb[PLAN_MAX_MEM_OPTIONS];   /* capacity options, GiB */
+    int n_memory;
+    double gpu_share[PLAN_MAX_MEM_OPTIONS];   /* unified memory: share a GPU may use, per option; 0 = n/a */
+    double bandwidth_gbs, fp16_tflops, bf16_tflops, fp32_tflops, int8_tops;
+    char source[640], confidence[32], unverified[160];
+} plan_hw_entry;
+
+size_t plan_hwcat_count(void);
+int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err);
+/* By id, case-insensitive; FC_EINPUT if unknown. */
+int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err);
+
+/* "rtx-4090,rtx-4090" (two cards), "apple-m4-max-40c:128" (a capacity
+ * option, GiB), "cpu-ddr5-6400-2ch:64". GPUs not accompanied by a CPU
+ * platform get this machine's RAM as their host. */
+int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err);
+/* This machine: GPUs from its probe profile (a quick probe is run and saved
+ * first when there is none and probe_if_missing), free RAM read now from
+ * /proc/meminfo. Without a profile: RAM only, and the label says so. */
+int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err);
+/* A machine profile (this one's or another machine's, probe_profile_save). */
+int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err);
+/* --hw SPEC: a profile path (FILE.json) or a catalog list. */
+int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err);
+
+/* ---- memory --------------------------------------------------------------- */
+
+#define PLAN_DEFAULT_CTX 4096      /* what users run, not the training context */
+#define PLAN_DEFAULT_UBATCH 512    /* llama.cpp's -ub default */
+#define PLAN_DEFAULT_BATCH 2048    /* llama.cpp's -b default */
+#define PLAN_NGL_ALL (-1)          /* every layer and the output on the GPUs (-ngl 999) */
+
+typedef struct plan_params {
+    uint32_t n_ctx;            /* total KV cells requested (shared by the parallel sequences) */
+    uint32_t n_ubatch, n_batch;
+    uint32_t n_parallel;       /* sequences decoded together (-np) */
+    uint32_t type_k, type_v;   /* ggml types of the KV cache: f16, q8_0, q4_0 */
+    bool flash_attn;
+    int32_t n_gpu_layers;      /* PLAN_NGL_ALL or 0..n_layer+1 as llama.cpp counts (+1 = output) */
+    float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
+} plan_params;
+
+void plan_params_default(plan_params *p);
+
+enum plan_verdict { PLAN_FITS = 0, PLAN_TIGHT, PLAN_NO_FIT };
+const char *plan_verdict_name(int v);
+
+typedef struct plan_dev_mem {
+    uint32_t layer_first, n_layers;   /* repeating layers placed here */
+    bool has_output, has_embd;
+    uint64_t weights, kv, compute, output, overhead, total;
+    uint64_t capacity;                /* free memory the plan may use */
+    int64_t margin;                   /* capacity - total */
+    int verdict;
+} plan_dev_mem;
+
+typedef struct plan_memory {
+    plan_dev_mem host;
+    plan_dev_mem gpu[PLAN_MAX_DEVICES];
+    int n_gpu;
+    uint32_t kv_cells, kv_cells_swa;  /* cells per full-attention / sliding-window layer */
+    uint64_t kv_bytes;                /* all layers, all devices */
+    int verdict;                      /* the worst device */
+} plan_memory;
+
+/* KV cells llama.cpp allocates: n_ctx padded to 256 with flash attention
+ * (32 without); a sliding-window layer holds at most window x sequences +
+ * ubatch cells. */
+uint32_t plan_kv_cells(const model_hparams *hp, const plan_params *p, bool swa);
+/* Bytes of K and V for layer il with `cells` cells (quantized types with
+ * their true block size; MLA caches only the latent). FC_EINPUT if a row is
+ * not a whole number of blocks of the type. */
+int plan_kv_layer_bytes(const model_hparams *hp, uint32_t il, uint32_t cells, uint32_t type_k, uint32_t type_v,
+                        uint64_t *out, fc_err *err);
+/* The whole breakdown for model d on hw with p. */
+int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
+
+/* ---- speed: predicted prefill and decode tokens/s ---------------------------
+ *
+ * The model (docs/speed-model.md has the derivation and the numbers):
+ *
+ *   decode, per token, per device d holding some layers:
+ *     t_d = sum over tensor types T of max(bytes_T / (bw_d * bw_eff),      memory
+ *                                          elems_T / (dec_rate_T * F_d))   dequant + dot
+ *         + kv_bytes(depth) / (bw_d * bw_eff)                              KV cache read
+ *         + attn_macs(depth) / (attn_dec * F_d)                            attention
+ *         + n_layers_d * layer_us + token_us                               launches, barriers
+ *     t = sum over devices + hop_us per device boundary crossed
+ *   (llama.cpp runs the devices of a split one after another, so times add.)
+ *
+ *   prefill, per ubatch of n tokens at depth D, per device:
+ *     t_d = max(bytes / (bw_d * bw_eff), sum_T 2 * elems_T * n / (pp_eff_T * F_d))
+ *         + attention FLOPs (4 * n_head * d_head per position pair) / (attn_pp * F_d)
+ *         + n_layers_d * ubatch_us
+ *   Layers whose weights stay in host memory while a GPU is present run on the
+ *   GPU for batches >= PLAN_UPLOAD_MIN_BATCH: their weights cross the bus once
+ *   per ubatch (bytes / (link_gbs * link_eff)) — prefill becomes bus-bound.
+ *
+ * F_d is the device's dense throughput: for a CPU the measured single-thread
+ * SGEMM GFLOP/s times the threads used; for a GPU its FP16 tensor TFLOPS. The
+ * efficiency constants (bw_eff, dec_rate_T, pp_eff_T, attn_*, *_us) are data,
+ * per backend, engine and tensor type (data/efficiency.csv, with sources), and
+ * `fitcheck calibrate` refits them from measurements. */
+
+#define PLAN_SPEED_MAX_DEVS 17          /* PROBE_MAX_GPUS + the CPU */
+#define PLAN_UPLOAD_MIN_BATCH 32        /* llama.cpp offloads host-weight matmuls from this batch size */
+#define PLAN_DEFAULT_CPU_GFLOPS 50.0    /* per thread, when nothing was measured */
+
+/* Which kernels run the model: llama.cpp's, or fitcheck's own engine. */
+enum plan_engine { PLAN_ENG_LLAMACPP = 0, PLAN_ENG_FITCHECK, PLAN_ENG_COUNT };
+
+int plan_backend_from_name(const char *name);     /* case-insensitive; -1 if unknown */
+const char *plan_engine_name(int eng);
+int plan_engine_from_name(const char *name);      /* -1 if unknown */
+
+/* ---- efficiency constants ----------------------------------------------- */
+
+/* Scalar parameters per (backend, engine). */
+enum plan_eff_scalar {
+    PLAN_EFF_BW = 0,      /* achieved / nominal memory bandwidth */
+    PLAN_EFF_ATTN_DEC,    /* decode attention multiply-adds per second per device FLOP/s */
+    PLAN_EFF_ATTN_PP,     /* prefill attention achieved FLOP/s / device FLOP/s */
+    PLAN_EFF_LAYER_US,    /* fixed decode cost per layer per token, microseconds */
+    PLAN_EFF_TOKEN_US,    /* fixed decode cost per token (sampling, graph setup) */
+    PLAN_EFF_UBATCH_US,   /* fixed prefill cost per layer per ubatch */
+    PLAN_EFF_HOP_US,      /* cost of crossing a device boundary, per token */
+    PLAN_EFF_LINK,        /* achieved / nominal host-link bandwidth for weight uploads */
+    PLAN_EFF_SCALAR_COUNT
+};
+/* Per tensor type parameters per (backend, engine). */
+enum plan_eff_typed {
+    PLAN_EFF_DEC_RATE = 0, /* decode weight elements per second per device FLOP/s */
+    PLAN_EFF_PP,           /* prefill GEMM achieved FLOP/s / device FLOP/s */
+    PLAN_EFF_TYPED_COUNT
+};
+
+typedef struct plan_eff_set {
+    double scalar[PLAN_EFF_SCALAR_COUNT];
+    double typed[PLAN_EFF_TYPED_COUNT][GGML_TYPE_COUNT]; /* 0 = no row: use the default */
+    double typed_default[PLAN_EFF_TYPED_COUNT];
+} plan_eff_set;
+
+typedef struct plan_efficiency {
+    plan_eff_set set[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT];
+} plan_efficiency;
+
+/* A data file built into the binary ("efficiency.csv", "quality.csv"), NUL-terminated. */
+const char *plan_speed_data(const char *name);
+const char *plan_eff_scalar_name(int p);
+const char *plan_eff_typed_name(int p);
+/* The built-in constants (data/efficiency.csv compiled in). */
+int plan_efficiency_builtin(plan_efficiency *e, fc_err *err);
+/* Parses efficiency rows "backend,engine,param,type,value,source" (CSV text). */
+int plan_efficiency_parse_csv(plan_efficiency *e, const char *text, const char *name, fc_err *err);
+/* Built-in constants overlaid with a calibration file, when one exists at path
+ * (NULL: the default location). A missing file is not an error. */
+int plan_efficiency_load(plan_efficiency *e, const char *path, fc_err *err);
+int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err);
+/* $XDG_CACHE_HOME/fitcheck/calibration.json */
+int plan_calibration_default_path(char *buf, size_t cap, fc_err *err);
+double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type);
+
+/* ---- devices and the work placed on them -------------------------------- */
+
+typedef struct plan_speed_dev {
+    char name[64];
+    int backend;           /* enum plan_backend */
+    double mem_gbs;        /* memory read bandwidth, GB/s (1e9) */
+    double gflops;         /* dense throughput F (see above), GFLOP/s */
+    double link_gbs;       /* host link per direction, GB/s; 0 = none (CPU, unified memory) */
+} plan_speed_dev;
+
+/* What one device computes per token. Bytes and elements are of the weight
+ * matrices it multiplies (MoE experts already scaled to the routed share). */
+typedef struct plan_speed_load {
+    double bytes[GGML_TYPE_COUNT];
+    double elems[GGML_TYPE_COUNT];
+    double exp_bytes[GGML_TYPE_COUNT];  /* MoE expert weights, full size (prefill touches most) */
+    double exp_frac;                    /* n_expert_used / n_expert, 0 when dense */
+    uint32_t n_layers;
+    /* per cached position, summed over this device's layers */
+    double kv_bytes_full, attn_macs_full;           /* full-attention layers */
+    double kv_bytes_swa, attn_macs_swa;             /* sliding-window layers */
+    uint32_t swa_window;
+    /* the output matrix: every decoded token multiplies it, a prompt only once */
+    double out_bytes, out_elems;
+    uint32_t out_type;
+    bool host_resident;  /* weights in host RAM (a CPU device) */
+} plan_speed_load;
+
+typedef struct plan_speed_setup {
+    int n_dev;
+    plan_speed_dev dev[PLAN_SPEED_MAX_DEVS];
+    plan_speed_load load[PLAN_SPEED_MAX_DEVS];
+    int n_hops;          /* device boundaries crossed per token */
+    int engine;          /* enum plan_engine */
+    int pp_dev;          /* GPU that runs host-resident layers for big batches, -1 = none */
+    uint32_t n_ubatch;
+} plan_speed_setup;
+
+/* Where each layer lives: layer_dev[il] indexes setup->dev; output_dev takes
+ * output.weight; exps_dev >= 0 moves every MoE expert tensor there (-ot exps=CPU). */
+typedef struct plan_speed_place {
+    int layer_dev[MODEL_MAX_LAYERS];
+    int output_dev;
+    int exps_dev;
+    uint32_t kv_type;    /* ggml type of the KV cache (F16, Q8_0, Q4_0) */
+} plan_speed_place;
+
+/* Fills setup->load[] from a model's tensor table and a placement. */
+int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_place *pl, fc_err *err);
+
+/* A model known only by its totals (a llama-bench line, a published result):
+ * parameters, file size and dominant type; shapes of 0 are estimated from
+ * the parameter count. Every layer goes to device `dev`. */
+typedef struct plan_model_summary {
+    double n_params, size_bytes;
+    uint32_t type;
+    uint32_t n_layer, n_embd, n_vocab, n_head, n_head_kv, head_dim;
+} plan_model_summary;
+int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summary *ms, fc_err *err);
+
+/* Devices from a machine profile: the CPU (n_threads of it) and its GPUs. */
+int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads);
+int plan_speed_dev_gpu(plan_speed_dev *d, const probe_gpu *g, int backend);
+
+/* Seconds per token for decode at a KV depth (the token sees depth cached positions). */
+double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth);
+/* Tokens/s of llama-bench's tests: tgN at depth d averages depths d..d+N-1;
+ * ppN at depth d processes N tokens in ubatches after d cached ones. */
+double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_gen, int depth);
+double plan_speed_pp_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_prompt, int depth);
+
+/* For the engine's bench: this machine, CPU placement, fitcheck's kernels. */
+int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_threads, int n_prompt, int n_gen,
+                       int n_depth, double *pp_tps, double *tg_tps, fc_err *err);
+
+/* ---- measurements and calibration ---------------------------------------- */
+
+#define PLAN_MEAS_MAX 4096      /* measurements in one calibration */
+#define PLAN_MEAS_FILE_MAX (64u << 20)
+
+/* One llama-bench-shaped result, with what the model needs to predict it. */
+typedef struct plan_meas {
+    char label[96];          /* "llama 7B Q4_0 pp512 on RTX 4090" */
+    int backend, engine;
+    int n_threads, n_prompt, n_gen, n_depth;
+    double tps;              /* measured mean t/s */
+    plan_speed_setup setup;
+} plan_meas;
+
+typedef struct plan_meas_set {
+    plan_meas *m;
+    int n, cap;
+} plan_meas_set;
+
+void plan_meas_set_free(plan_meas_set *s);
+/* Reads llama-bench `-o json` (an array) or `-o jsonl` (one object per line),
+ * or fitcheck's own saved bench results (same fields). The machine the runs
+ * came from is p (this machine's profile unless --hw says otherwise). */
+int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char *name, const probe_profile *p,
+                     fc_err *err);
+double plan_meas_predict(const plan_meas *m, const plan_efficiency *e);
+
+typedef struct plan_fit_stats {
+    int n;
+    double median_abs_err, max_abs_err;   /* |pred/meas - 1| */
+} plan_fit_stats;
+
+plan_fit_stats plan_fit_evaluate(const plan_meas_set *s, const plan_efficiency *e);
+/* Refits the constants of the backends and engines present in s, in place. */
+int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *before, plan_fit_stats *after,
+                   fc_err *err);
+
+#endif

@@ -1,0 +1,145 @@
+/* The speed model's formulas (planner/speed.h states them; the numbers behind
+ * the constants are in docs/speed-model.md). Pure functions of explicit inputs:
+ * devices, the work placed on them, and the efficiency table. */
+#include "planner/planner.h"
+
+#include <math.h>
+#include <string.h>
+
+#define US 1e-6
+#define GIGA 1e9
+
+static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_setup *s, int d) {
+    int be = s->dev[d].backend;
+    if (be < 0 || be >= PLAN_BACKEND_COUNT) be = PLAN_CPU;
+    int eng = s->engine >= 0 && s->engine < PLAN_ENG_COUNT ? s->engine : PLAN_ENG_LLAMACPP;
+    return &e->set[be][eng];
+}
+
+/* Cached positions a layer kind attends to at a depth: sliding-window layers
+ * see at most the window. */
+static double attended(double depth, uint32_t window) { return window && depth > window ? window : depth; }
+
+/* Matrix-vector time of one device for one token: per tensor type, the memory
+ * roofline or the kernel's dequant+dot rate, whichever binds. */
+static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const plan_eff_set *f) {
+    double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = d->gflops * GIGA, t = 0;
+    for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
+        if (l->elems[ty] <= 0) continue;
+        double t_mem = l->bytes[ty] / bw;
+        double t_cmp = l->elems[ty] / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * fl);
+        t += fmax(t_mem, t_cmp);
+    }
+    if (l->out_elems > 0)
+        t += fmax(l->out_bytes / bw, l->out_elems / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) * fl));
+    return t;
+}
+
+double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth) {
+    double t = 0;
+    for (int d = 0; d < s->n_dev; d++) {
+        const plan_speed_load *l = &s->load[d];
+        const plan_speed_dev *dv = &s->dev[d];
+        const plan_eff_set *f = eff_of(e, s, d);
+        double t_mat = matvec_s(l, dv, f);
+        if (l->n_layers == 0 && t_mat == 0) continue;
+        double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dv->gflops * GIGA;
+        double swa = attended(depth, l->swa_window);
+        double kv = l->kv_bytes_full * depth + l->kv_bytes_swa * swa;
+        double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
+        t += t_mat + kv / bw + macs / (f->scalar[PLAN_EFF_ATTN_DEC] * fl) +
+             l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
+    }
+    /* One fixed per-token cost (sampling, graph build), charged by the first device. */
+    if (s->n_dev > 0) t += eff_of(e, s, 0)->scalar[PLAN_EFF_TOKEN_US] * US;
+    if (s->n_hops > 0) t += s->n_hops * eff_of(e, s, s->n_dev > 1 ? 1 : 0)->scalar[PLAN_EFF_HOP_US] * US;
+    return t;
+}
+
+double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_gen, int depth) {
+    if (n_gen <= 0) return 0;
+    /* Decode time is linear in depth, so the mean over depth..depth+n-1 is the
+     * time at the mean depth — except across a sliding window's edge, which
+     * the sampled sum below handles too. */
+    enum { SAMPLES = 16 };
+    double sum = 0;
+    for (int i = 0; i < SAMPLES; i++)
+        sum += plan_speed_decode_s(s, e, depth + (n_gen - 1) * (i + 0.5) / SAMPLES);
+    double per = sum / SAMPLES;
+    return per > 0 ? 1.0 / per : 0;
+}
+
+/* Prefill time of one ubatch of n tokens that follow `depth` cached ones. */
+static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, double n, double depth) {
+    double t = 0;
+    bool upload = s->pp_dev >= 0 && n >= PLAN_UPLOAD_MIN_BATCH;
+    for (int d = 0; d < s->n_dev; d++) {
+        const plan_speed_load *l = &s->load[d];
+        /* Host-resident layers run on the GPU for big batches: the weights are
+         * copied over the bus once per ubatch, then computed at GPU speed. */
+        int run = upload && l->host_resident ? s->pp_dev : d;
+        const plan_speed_dev *dv = &s->dev[run];
+        const plan_eff_set *f = eff_of(e, s, run);
+        double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dv->gflops * GIGA;
+        /* Experts touched by a batch: each token routes to exp_frac of them. */
+        double touched = l->exp_frac > 0 ? 1.0 - pow(1.0 - l->exp_frac, n) : 0;
+        double bytes = 0, t_gemm = 0;
+        for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
+            bytes += l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
+            if (l->elems[ty] > 0) t_gemm += 2.0 * l->elems[ty] * n / (plan_eff_typed_get(f, PLAN_EFF_PP, ty) * fl);
+        }
+        /* Causal attention: token i of the batch sees depth + i positions. */
+        double swa_pos = l->swa_window ? n * attended(depth + n / 2, l->swa_window) : 0;
+        double full_pos = n * (depth + n / 2);
+        double attn_flops = 2.0 * (l->attn_macs_full * full_pos + l->attn_macs_swa * swa_pos);
+        t += fmax(bytes / bw, t_gemm) + attn_flops / (f->scalar[PLAN_EFF_ATTN_PP] * fl) +
+             l->n_layers * f->scalar[PLAN_EFF_UBATCH_US] * US;
+        if (run != d) t += bytes / (dv->link_gbs * f->scalar[PLAN_EFF_LINK] * GIGA);
+    }
+    return t;
+}
+
+double plan_speed_pp_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_prompt, int depth) {
+    if (n_prompt <= 0) return 0;
+    uint32_t ub = s->n_ubatch ? s->n_ubatch : PLAN_DEFAULT_UBATCH;
+    double t = 0;
+    for (int done = 0; done < n_prompt; done += (int)ub) {
+        double n = n_prompt - done < (int)ub ? (double)(n_prompt - done) : (double)ub;
+        t += ubatch_s(s, e, n, (double)depth + done);
+    }
+    return t > 0 ? n_prompt / t : 0;
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads) {
+    memset(d, 0, sizeof *d);
+    d->backend = PLAN_CPU;
+    snprintf(d->name, sizeof d->name, "%.63s", p->cpu_model[0] ? p->cpu_model : "CPU");
+    int cores = p->n_cores > 0 ? p->n_cores : 1;
+    if (n_threads <= 0 || n_threads > cores) n_threads = cores; /* more threads than cores only contend */
+    /* Bandwidth at this thread count: the probe's scaling curve when it has the
+     * point, else the all-core figure (one core cannot saturate DRAM). */
+    double bw = p->read_gbs;
+    for (int i = 0; i < p->n_scaling; i++)
+        if ((int)p->scaling[i].x == n_threads && p->scaling[i].gbs > 0) bw = p->scaling[i].gbs;
+    if (n_threads == 1 && p->read_1t_gbs > 0) bw = p->read_1t_gbs;
+    d->mem_gbs = bw;
+    double per_thread = p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t
+                        : p->sgemm_gflops_all > 0 ? p->sgemm_gflops_all / cores
+                                                  : PLAN_DEFAULT_CPU_GFLOPS;
+    d->gflops = per_thread * n_threads;
+    return d->mem_gbs > 0 ? FC_OK : FC_EINPUT;
+}
+
+int plan_speed_dev_gpu(plan_speed_dev *d, const probe_gpu *g, int backend) {
+    memset(d, 0, sizeof *d);
+    d->backend = backend;
+    snprintf(d->name, sizeof d->name, "%.63s", g->name);
+    /* Measured read bandwidth when the probe got one, else the theoretical
+     * figure; bw_eff is fitted against spec-sheet bandwidth. */
+    d->mem_gbs = g->theoretical_gbs > 0 ? g->theoretical_gbs : g->read_gbs;
+    d->gflops = (g->fp16_tflops > 0 ? g->fp16_tflops : g->fp32_tflops) * 1000.0;
+    d->link_gbs = g->unified_memory ? 0 : g->link.theoretical_gbs;
+    return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK : FC_EINPUT;
+}

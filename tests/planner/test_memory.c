@@ -1,0 +1,205 @@
+/* The memory model against hand-computed cases and llama.cpp's printed
+ * buffer sizes. Each expected number is worked out in the comment above it,
+ * independently of the code under test. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+#define MIB (1024ull * 1024)
+
+static void load(const char *name, const char *quant, model_desc *d) {
+    fc_err err = {0};
+    int rc = model_load(d, name, quant, &err);
+    CHECK_MSG(rc == FC_OK, "%s: %s", name, err.msg);
+    if (rc) exit(1);
+}
+
+static void plan(const model_desc *d, const char *hw_spec, const plan_params *p, plan_memory *m) {
+    plan_hw hw;
+    fc_err err = {0};
+    CHECK_MSG(plan_hw_from_catalog(&hw, hw_spec, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_memory_compute(m, d, &hw, p, &err) == FC_OK, "%s", err.msg);
+}
+
+/* Llama-3.1-8B: 32 layers x 8 KV heads x 128 dims, K and V.
+ * f16: 32 * 4096 cells * 1024 elems * 2 (K,V) * 2 bytes = 512 MiB;
+ * q8_0: 34 bytes per 32 elems -> 512 MiB * 34/64 = 272 MiB; q4_0: 18/64 -> 144 MiB. */
+static void check_kv_llama(void) {
+    model_desc d;
+    load("llama-3.1-8b", NULL, &d);
+    static const struct { const char *type; uint64_t bytes; } cases[] = {
+        {"f16", 512 * MIB}, {"q8_0", 272 * MIB}, {"q4_0", 144 * MIB},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(cases); i++) {
+        plan_params p;
+        plan_params_default(&p);
+        p.type_k = p.type_v = (uint32_t)ggml_type_from_name(cases[i].type);
+        plan_memory m;
+        plan(&d, "rtx-4090", &p, &m);
+        CHECK_MSG(m.kv_bytes == cases[i].bytes, "KV %s: %llu", cases[i].type, (unsigned long long)m.kv_bytes);
+        CHECK(m.gpu[0].kv == m.kv_bytes); /* every layer's cache lives with the layer on the GPU */
+    }
+    /* Padding: 4000 cells -> 4096 with flash attention (pad 256), 4000 without (pad 32 divides it). */
+    plan_params p;
+    plan_params_default(&p);
+    p.n_ctx = 4000;
+    CHECK(plan_kv_cells(&d.hp, &p, false) == 4096);
+    p.flash_attn = false;
+    CHECK(plan_kv_cells(&d.hp, &p, false) == 4000);
+    model_desc_free(&d);
+}
+
+/* Gemma-3-27B: 62 layers, every 6th global, so 52 sliding (window 1024) and
+ * 10 global; 16 KV heads x 128 = 2048 elems, f16 K+V = 8192 bytes per cell.
+ * ctx 32768 with FA: sliding layers hold pad256(1024 + 512) = 1536 cells.
+ * 10 * 32768 * 8192 + 52 * 1536 * 8192 = 2684354560 + 654311424. */
+static void check_kv_gemma3_swa(void) {
+    model_desc d;
+    load("gemma-3-27b", NULL, &d);
+    plan_params p;
+    plan_params_default(&p);
+    p.n_ctx = 32768;
+    plan_memory m;
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK(m.kv_cells == 32768 && m.kv_cells_swa == 1536);
+    CHECK_MSG(m.kv_bytes == 2684354560ull + 654311424ull, "%llu", (unsigned long long)m.kv_bytes);
+    model_desc_free(&d);
+}
+
+/* DeepSeek-V3 MLA: one latent row of kv_lora_rank 512 + rope 64 = 576 elems
+ * per layer and token, no separate V: 61 * 4096 * 576 * 2 bytes. */
+static void check_kv_mla(void) {
+    model_desc d;
+    load("deepseek-v3", NULL, &d);
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    plan(&d, "h200-sxm", &p, &m);
+    CHECK_MSG(m.kv_bytes == 61ull * 4096 * 576 * 2, "%llu", (unsigned long long)m.kv_bytes);
+    model_desc_free(&d);
+}
+
+/* Qwen3-30B-A3B: all 128 experts are resident, whatever 8 are active; the
+ * parameter count matches the 30.53 B of the config (30532122624). */
+static void check_moe_full_weights(void) {
+    model_desc d;
+    load("qwen3-30b-a3b", NULL, &d);
+    CHECK_NEAR((double)d.n_params, 30532122624.0, 30532122624.0 * 0.001);
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    plan(&d, "h100-sxm", &p, &m);
+    CHECK(m.gpu[0].weights + m.host.weights == d.weight_bytes);
+    CHECK(m.gpu[0].weights > 16ull * 1024 * MIB); /* 17+ GiB at Q4_K_M, not 3B-worth */
+    model_desc_free(&d);
+}
+
+/* Compute buffers. Llama-2-7B (32 heads, n_embd 4096), ubatch 512, no flash
+ * attention: llama.cpp prints 164 MiB at ctx 2048 and 2144 MiB at 32768
+ * (KQ f32 n_kv*512*32*4 + mask n_kv*512*4 + 32 MiB of activations).
+ * Llama-3.1-8B with flash attention, ctx 4096: the logits phase dominates,
+ * 128256 * 512 * 4 + 4096 * 512 * 4 = 258.5 MiB (llama.cpp: 258.50 MiB). */
+static void check_compute(void) {
+    model_desc d;
+    load("llama-2-7b", NULL, &d);
+    plan_params p;
+    plan_params_default(&p);
+    p.flash_attn = false;
+    plan_memory m;
+    p.n_ctx = 2048;
+    plan(&d, "a100-80gb-sxm", &p, &m);
+    CHECK_MSG(m.gpu[0].compute == 164 * MIB, "%llu", (unsigned long long)m.gpu[0].compute);
+    p.n_ctx = 32768;
+    plan(&d, "a100-80gb-sxm", &p, &m);
+    CHECK_MSG(m.gpu[0].compute == 2144 * MIB, "%llu", (unsigned long long)m.gpu[0].compute);
+    model_desc_free(&d);
+    load("llama-3.1-8b", NULL, &d);
+    plan_params_default(&p);
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK_MSG(m.gpu[0].compute == 258 * MIB + MIB / 2, "%llu", (unsigned long long)m.gpu[0].compute);
+    /* Output buffer: one row of 128256 f32 logits per sequence, on the host. */
+    CHECK(m.host.output == 128256ull * 4);
+    p.n_parallel = 4;
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK(m.host.output == 4 * 128256ull * 4);
+    model_desc_free(&d);
+}
+
+/* Placement: -ngl as llama.cpp counts it; two cards split by free memory;
+ * VRAM is per card, never summed. */
+static void check_placement(void) {
+    model_desc d;
+    load("llama-3.1-70b", NULL, &d);
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    plan(&d, "rtx-4090,rtx-4090", &p, &m);
+    CHECK(m.n_gpu == 2);
+    CHECK(m.gpu[0].capacity == 24ull * 1024 * MIB && m.gpu[1].capacity == 24ull * 1024 * MIB);
+    /* 81 "layers" (80 + output) halved: layers 0-40 on card 0 (il/81 < 0.5), 41-79 + output on card 1. */
+    CHECK(m.gpu[0].n_layers == 41 && m.gpu[1].n_layers == 39 && m.gpu[1].has_output);
+    /* The 70B at Q4_K_M (39.6 GiB) does not fit one 24 GiB card. */
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK(m.verdict == PLAN_NO_FIT);
+    p.n_gpu_layers = 40; /* the last 40 "layers": 41-79 and the output */
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK(m.gpu[0].n_layers == 39 && m.gpu[0].layer_first == 41 && m.gpu[0].has_output);
+    CHECK(m.host.n_layers == 41);
+    model_desc_free(&d);
+}
+
+/* Apple: the GPU may use its share of unified memory (0.75 of 128 GiB). */
+static void check_apple_share(void) {
+    model_desc d;
+    load("llama-3.1-8b", NULL, &d);
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    plan(&d, "apple-m4-max-40c:128", &p, &m);
+    CHECK(m.gpu[0].capacity == 96ull * 1024 * MIB);
+    CHECK(m.host.capacity == 128ull * 1024 * MIB - m.gpu[0].total);
+    model_desc_free(&d);
+    plan_hw hw;
+    fc_err err = {0};
+    CHECK(plan_hw_from_catalog(&hw, "apple-m4-max-40c:100", &err) == FC_EINPUT);
+    CHECK(plan_hw_from_catalog(&hw, "no-such-gpu", &err) == FC_EINPUT && strstr(err.msg, "no-such-gpu"));
+}
+
+static void check_catalogs(void) {
+    CHECK(model_catalog_count() >= 30);
+    CHECK(plan_hwcat_count() >= 40);
+    plan_hw_entry e;
+    fc_err err = {0};
+    for (size_t i = 0; i < plan_hwcat_count(); i++) {
+        CHECK(plan_hwcat_get(i, &e, &err) == FC_OK);
+        CHECK_MSG(e.source[0] && e.n_memory > 0 && e.bandwidth_gbs > 0, "%s", e.id);
+    }
+    model_catalog_info info;
+    for (size_t i = 0; i < model_catalog_count(); i++) {
+        model_hparams hp;
+        CHECK_MSG(model_catalog_get(i, &info, &hp, &err) == FC_OK, "%s", err.msg);
+        CHECK_MSG(info.source[0] && info.name[0], "entry %zu", i);
+        /* Every catalog model synthesizes, and its parameter count matches the source's within 2%
+         * (the sources count vision towers, MTP layers or padded vocabularies differently). */
+        model_desc d;
+        CHECK_MSG(model_desc_synthesize(&d, &hp, "Q4_K_M", &err) == FC_OK, "%s: %s", info.name, err.msg);
+        if (info.params_reference)
+            CHECK_MSG(d.n_params > info.params_reference * 0.98 && d.n_params < info.params_reference * 1.02,
+                      "%s: %llu vs %llu", info.name, (unsigned long long)d.n_params,
+                      (unsigned long long)info.params_reference);
+        model_desc_free(&d);
+    }
+}
+
+int main(void) {
+    check_kv_llama();
+    check_kv_gemma3_swa();
+    check_kv_mla();
+    check_moe_full_weights();
+    check_compute();
+    check_placement();
+    check_apple_share();
+    check_catalogs();
+    return check_done("memory");
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# plan / models / hw from the command line: exit statuses, messages, JSON shape.
+set -u
+bin="${FITCHECK_BIN:?}"
+out=/tmp/fc_plan_out.$$ errf=/tmp/fc_plan_err.$$
+fail=0
+t() { # expected-status description command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$out" 2>"$errf"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then echo "FAIL: $what: exit $got, expected $want"; cat "$errf"; fail=1; fi
+}
+t 2 "plan without model" "$bin" plan
+t 2 "plan unknown model" "$bin" plan no-such-model-9b
+grep -q "no-such-model-9b" "$errf" || { echo "FAIL: unknown model not named"; fail=1; }
+t 2 "plan negative ctx" "$bin" plan llama-3.1-8b --ctx -5
+grep -q -- "--ctx" "$errf" || { echo "FAIL: bad ctx not named"; fail=1; }
+t 2 "plan unknown quant" "$bin" plan llama-3.1-8b --quant Q9_K
+t 2 "plan bad kv" "$bin" plan llama-3.1-8b --kv q3
+t 2 "plan bad fa" "$bin" plan llama-3.1-8b --fa maybe
+t 2 "plan unknown hw" "$bin" plan llama-3.1-8b --hw gtx-9999
+t 2 "plan q8_0 V cache without FA" "$bin" plan llama-3.1-8b --kv q8_0 --fa off
+t 0 "plan catalog model" "$bin" plan llama-3.1-8b --hw rtx-4090
+grep -q "fits" "$out" || { echo "FAIL: plan printed no verdict"; fail=1; }
+t 0 "plan --json" "$bin" plan qwen3-30b-a3b --hw rtx-4090,rtx-4090 --ctx 8192 --json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+devs = d["devices"]
+assert [x["device"] for x in devs] == ["rtx-4090", "rtx-4090", "host"], devs
+assert all(x["free_bytes"] == 24 << 30 for x in devs[:2]), "VRAM must be per card"
+assert sum(x["n_layers"] for x in devs) == 48
+assert d["settings"]["kv_bytes"] == 48 * 8192 * 4 * 128 * 2 * 2, d["settings"]
+assert d["verdict"] in ("fits", "tight", "does not fit")
+PY
+t 0 "plan 405B on one GPU says no" "$bin" plan llama-3.1-405b --hw rtx-4090 --json
+grep -q '"verdict": "does not fit"' "$out" || { echo "FAIL: 405B fits a 4090?"; fail=1; }
+t 0 "models" "$bin" models
+[ "$(grep -c '^[a-z]' "$out")" -ge 31 ] || { echo "FAIL: fewer than 30 catalog models"; fail=1; }
+t 0 "models --json" "$bin" models --json
+python3 -c "import json,sys; d=json.load(open('$out')); assert len(d)>=30 and all(m['source'] for m in d)" || fail=1
+t 0 "hw --json" "$bin" hw --json
+python3 -c "import json,sys; d=json.load(open('$out')); assert len(d)>=40 and all(m['source'] for m in d)" || fail=1
+t 2 "hw bad option" "$bin" hw --bogus
+if [ -n "${FITCHECK_MODELS:-}" ] && [ -f "$FITCHECK_MODELS/gemma-3-270m-q4_k_m.gguf" ]; then
+    t 0 "plan a real GGUF" "$bin" plan "$FITCHECK_MODELS/gemma-3-270m-q4_k_m.gguf" --json
+    python3 -c "import json; d=json.load(open('$out')); assert d['settings']['kv_cells_swa'] == 1024, d['settings']" || fail=1
+fi
+rm -f "$out" "$errf"
+exit $fail

@@ -1,0 +1,158 @@
+/* The llama-bench importer on real-shaped json and jsonl output (this
+ * machine's llama.cpp results, tests/planner_speed/fixtures), on hostile
+ * input, and calibration: the fit improves on a synthetic set whose true
+ * constants are known. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIXTURE_MAX (1u << 20)
+
+static probe_profile this_machine(void) {
+    /* the reference profile of docs/speed-model.md: 2 cores, 50 GB/s, 100 GFLOP/s per thread */
+    probe_profile p;
+    memset(&p, 0, sizeof p);
+    p.n_cores = 2;
+    p.read_gbs = 50;
+    p.sgemm_gflops_1t = 100;
+    return p;
+}
+
+static int import_file(plan_meas_set *s, const char *file, fc_err *err) {
+    const char *src = getenv("FITCHECK_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/planner_speed/fixtures/%s", src ? src : ".", file);
+    char *text;
+    size_t len;
+    int rc = fc_read_file(path, FIXTURE_MAX, &text, &len, err);
+    if (rc) return rc;
+    probe_profile p = this_machine();
+    rc = plan_meas_import(s, text, len, file, &p, err);
+    free(text);
+    return rc;
+}
+
+static int import_text(const char *text, fc_err *err) {
+    plan_meas_set s = {0};
+    probe_profile p = this_machine();
+    int rc = plan_meas_import(&s, text, strlen(text), "hostile.json", &p, err);
+    plan_meas_set_free(&s);
+    return rc;
+}
+
+#define OBJ(extra) "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"model_n_params\":6738415616," \
+                   "\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":10.5" extra "}"
+
+static void test_hostile(void) {
+    fc_err err = {0};
+    CHECK(import_text("[" OBJ("") "]", &err) == FC_OK);
+    CHECK(import_text(OBJ("") "\n\n" OBJ("") "\n", &err) == FC_OK);
+    static const struct { const char *text, *field; } bad[] = {
+        {"[" OBJ(",\"avg_ts\":\"fast\"") "]", "avg_ts"},
+        {"[" OBJ(",\"avg_ts\":-3") "]", "avg_ts"},
+        {"[" OBJ(",\"n_threads\":1e12") "]", "n_threads"},
+        {"[" OBJ(",\"n_prompt\":512") "]", "n_gen"},
+        {"[" OBJ(",\"model_type\":\"llama 7B Q9_9\"") "]", "model_type"},
+        {"[" OBJ(",\"model_type\":7") "]", "model_type"},
+        {"[" OBJ(",\"model_size\":null") "]", "model_size"},
+        {"[" OBJ(",\"engine\":\"vllm\"") "]", "engine"},
+        {"[{\"n_gen\":128}]", "n_prompt"},
+        {"[1,2,3]", "not an object"},
+        {"[" OBJ("") ",", "hostile.json:1"},
+        {OBJ("") "\n{\"n_gen\":", "hostile.json:2"},
+        {"[" OBJ(",\"n_depth\":1e300") "]", "n_depth"},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(bad); i++) {
+        memset(&err, 0, sizeof err);
+        int rc = import_text(bad[i].text, &err);
+        CHECK_MSG(rc == FC_EINPUT && strstr(err.msg, bad[i].field), "case %zu: rc %d, '%s' lacks '%s'", i, rc, err.msg,
+                  bad[i].field);
+    }
+    /* A GPU result needs a GPU in the profile. */
+    CHECK(import_text("[" OBJ(",\"backends\":\"CUDA\",\"n_gpu_layers\":99") "]", &err) == FC_EINPUT);
+    CHECK(strstr(err.msg, "GPU") != NULL);
+    /* Binary junk */
+    char junk[8] = {'[', 0, 1, 2, ']', 0, 0, 0};
+    plan_meas_set s = {0};
+    probe_profile p = this_machine();
+    CHECK(plan_meas_import(&s, junk, 5, "junk", &p, &err) == FC_EINPUT);
+}
+
+static void test_fixtures(void) {
+    fc_err err = {0};
+    plan_meas_set a = {0}, b = {0};
+    CHECK_MSG(import_file(&a, "llama-bench-cpu.json", &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(import_file(&b, "llama-bench-cpu.jsonl", &err) == FC_OK, "%s", err.msg);
+    CHECK(a.n == 8 && b.n == 8);
+    for (int i = 0; i < a.n && i < b.n; i++) {
+        CHECK(a.m[i].tps == b.m[i].tps && a.m[i].n_gen == b.m[i].n_gen && a.m[i].n_prompt == b.m[i].n_prompt);
+        CHECK(a.m[i].backend == PLAN_CPU && a.m[i].engine == PLAN_ENG_LLAMACPP && a.m[i].n_threads == 2);
+    }
+    CHECK(a.m[4].setup.load[0].elems[GGML_TYPE_Q4_K] > 0); /* "Q4_K - Medium" */
+    /* The built-in CPU constants come from these very runs: the summary-shaped
+     * model (no file here) must land near them. */
+    plan_efficiency e;
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    plan_fit_stats st = plan_fit_evaluate(&a, &e);
+    printf("llama.cpp on this machine, built-in constants: median %.1f%%, max %.1f%%\n", 100 * st.median_abs_err,
+           100 * st.max_abs_err);
+    for (int i = 0; i < a.n; i++)
+        printf("  %-40s measured %7.2f predicted %7.2f\n", a.m[i].label, a.m[i].tps, plan_meas_predict(&a.m[i], &e));
+    CHECK(st.median_abs_err < 0.15);
+    CHECK(st.max_abs_err < 0.30);
+    plan_meas_set_free(&a);
+    plan_meas_set_free(&b);
+}
+
+/* Measurements generated from known constants; calibration from the built-in
+ * ones must find a fit at least as good as the truth's. */
+static void test_calibrate_synthetic(void) {
+    fc_err err = {0};
+    plan_meas_set s = {0};
+    CHECK(import_file(&s, "llama-bench-cpu.json", &err) == FC_OK);
+    plan_efficiency truth, e;
+    CHECK(plan_efficiency_builtin(&truth, &err) == FC_OK);
+    plan_eff_set *t = &truth.set[PLAN_CPU][PLAN_ENG_LLAMACPP];
+    t->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_Q4_0] *= 0.6;
+    t->typed[PLAN_EFF_PP][GGML_TYPE_Q8_0] *= 1.5;
+    t->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_F16] *= 0.8;
+    for (int i = 0; i < s.n; i++) s.m[i].tps = plan_meas_predict(&s.m[i], &truth);
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    plan_fit_stats before, after;
+    CHECK(plan_calibrate(&e, &s, &before, &after, &err) == FC_OK);
+    printf("synthetic calibration: median %.2f%% -> %.2f%%, max %.2f%% -> %.2f%%\n", 100 * before.median_abs_err,
+           100 * after.median_abs_err, 100 * before.max_abs_err, 100 * after.max_abs_err);
+    CHECK(before.max_abs_err > 0.15);
+    CHECK(after.max_abs_err < 0.02);
+    /* (the constants themselves need not come back: memory and compute terms can trade places) */
+    /* Save and load round-trip through the calibration file. */
+    char path[] = "/tmp/fitcheck-calib-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    CHECK_MSG(plan_efficiency_save(&e, path, &err) == FC_OK, "%s", err.msg);
+    plan_efficiency back;
+    CHECK_MSG(plan_efficiency_load(&back, path, &err) == FC_OK, "%s", err.msg);
+    CHECK(fabs(plan_meas_predict(&s.m[1], &back) / plan_meas_predict(&s.m[1], &e) - 1) < 1e-5);
+    /* A hostile calibration file is refused, naming what is wrong. */
+    FILE *fp = fopen(path, "w");
+    if (fp) {
+        fputs("{\"schema\":1,\"rows\":[{\"backend\":\"cpu\",\"engine\":\"llama.cpp\",\"param\":\"bw_eff\","
+              "\"type\":\"\",\"value\":\"x\"}]}",
+              fp);
+        fclose(fp);
+    }
+    CHECK(plan_efficiency_load(&back, path, &err) == FC_EINPUT && strstr(err.msg, "rows[0]"));
+    unlink(path);
+    plan_meas_set_free(&s);
+}
+
+int main(void) {
+    test_hostile();
+    test_fixtures();
+    test_calibrate_synthetic();
+    return check_done("speed_import");
+}

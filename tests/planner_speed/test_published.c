@@ -1,0 +1,44 @@
+/* The speed model against published llama.cpp results on GPUs and Apple
+ * machines (data/published_bench.csv): prints each prediction beside the
+ * measurement and checks the median error of the built-in constants. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PUBLISHED_MEDIAN_MAX 0.10   /* issue #5: aim for a median error <= 10% */
+#define PUBLISHED_MAX_MAX 0.35
+
+int main(void) {
+    const char *src = getenv("FITCHECK_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/published_bench.csv", src ? src : ".");
+    char *text;
+    size_t len;
+    fc_err err = {0};
+    if (fc_read_file(path, 1u << 20, &text, &len, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    plan_meas_set set = {0};
+    probe_profile prof;
+    memset(&prof, 0, sizeof prof);
+    int rc = plan_meas_import(&set, text, len, path, &prof, &err);
+    free(text);
+    CHECK_MSG(rc == FC_OK, "%s", err.msg);
+    CHECK(set.n >= 30);
+    plan_efficiency e;
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    printf("%-52s %10s %10s %7s\n", "published result", "measured", "predicted", "ratio");
+    for (int i = 0; i < set.n; i++) {
+        double p = plan_meas_predict(&set.m[i], &e);
+        printf("%-52s %10.2f %10.2f %7.3f\n", set.m[i].label, set.m[i].tps, p, p / set.m[i].tps);
+    }
+    plan_fit_stats st = plan_fit_evaluate(&set, &e);
+    printf("n=%d median |error| %.1f%%, max %.1f%%\n", st.n, 100 * st.median_abs_err, 100 * st.max_abs_err);
+    CHECK_MSG(st.median_abs_err <= PUBLISHED_MEDIAN_MAX, "median %.3f", st.median_abs_err);
+    CHECK_MSG(st.max_abs_err <= PUBLISHED_MAX_MAX, "max %.3f", st.max_abs_err);
+    plan_meas_set_free(&set);
+    return check_done("published");
+}

@@ -1,0 +1,216 @@
+/* The speed model's formulas against hand-computed cases. Each case uses an
+ * efficiency table written out here, so the expected numbers follow from the
+ * stated formula with pencil and paper. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+/* bw_eff 1, no fixed costs: times are bytes/bandwidth and elements/rate. */
+static const char *const eff_csv =
+    "backend,engine,param,type,value,source\n"
+    "cpu,llama.cpp,bw_eff,,1,test\n"
+    "cpu,llama.cpp,dec_rate,*,0.5,test\n"
+    "cpu,llama.cpp,pp_eff,*,0.5,test\n"
+    "cpu,llama.cpp,attn_dec,,0.25,test\n"
+    "cpu,llama.cpp,attn_pp,,0.5,test\n"
+    "cpu,llama.cpp,layer_us,,0.000001,test\n"
+    "cpu,llama.cpp,token_us,,0.000001,test\n"
+    "cpu,llama.cpp,ubatch_us,,0.000001,test\n"
+    "cpu,llama.cpp,hop_us,,0.000001,test\n"
+    "cpu,llama.cpp,link_eff,,1,test\n"
+    "cuda,llama.cpp,bw_eff,,1,test\n"
+    "cuda,llama.cpp,dec_rate,*,0.5,test\n"
+    "cuda,llama.cpp,pp_eff,*,0.5,test\n"
+    "cuda,llama.cpp,attn_dec,,0.5,test\n"
+    "cuda,llama.cpp,attn_pp,,0.5,test\n"
+    "cuda,llama.cpp,layer_us,,10,test\n"
+    "cuda,llama.cpp,token_us,,0.000001,test\n"
+    "cuda,llama.cpp,ubatch_us,,0.000001,test\n"
+    "cuda,llama.cpp,hop_us,,100,test\n"
+    "cuda,llama.cpp,link_eff,,1,test\n";
+
+static plan_speed_setup one_cpu(double gbs, double gflops) {
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 1;
+    s.pp_dev = -1;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CPU, .mem_gbs = gbs, .gflops = gflops};
+    s.load[0].host_resident = true;
+    return s;
+}
+
+static void test_bandwidth_bound(const plan_efficiency *e) {
+    /* 1 GB of Q4_0 weights at 100 GB/s; compute 1000 GFLOP/s x 0.5 = 500 G
+     * elements/s for 1.78e9 elements = 3.6 ms < 10 ms: memory binds. */
+    plan_speed_setup s = one_cpu(100, 1000);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9 * 32 / 18;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.010, 1e-6);
+    CHECK_NEAR(plan_speed_tg_tps(&s, e, 128, 0), 100.0, 0.01);
+}
+
+static void test_compute_bound(const plan_efficiency *e) {
+    /* Same bytes, 10 GFLOP/s: 1.78e9 elements at 5e9/s = 0.3556 s. */
+    plan_speed_setup s = one_cpu(100, 10);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9 * 32 / 18;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), (1e9 * 32 / 18) / 5e9, 1e-6);
+    /* Types are separate rooflines: adding 1 GB of F16 (0.5e9 elements, 0.1 s
+     * compute, 0.01 s memory) adds 0.1 s. */
+    s.load[0].bytes[GGML_TYPE_F16] = 1e9;
+    s.load[0].elems[GGML_TYPE_F16] = 0.5e9;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), (1e9 * 32 / 18) / 5e9 + 0.1, 1e-6);
+}
+
+static void test_depth(const plan_efficiency *e) {
+    /* 1e5 KV bytes and 1e6 attention MACs per position; depth 1000:
+     * KV 1e8 B / 100 GB/s = 1 ms; attention 1e9 MAC / (0.25 x 1000 GFLOP/s) = 4 ms. */
+    plan_speed_setup s = one_cpu(100, 1000);
+    s.load[0].n_layers = 1;
+    s.load[0].kv_bytes_full = 1e5;
+    s.load[0].attn_macs_full = 1e6;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.005, 1e-6);
+    /* tg128 from depth 1000 averages depths 1000..1127: the time at 1063.5. */
+    CHECK_NEAR(1.0 / plan_speed_tg_tps(&s, e, 128, 1000), 0.005 * 1063.5 / 1000, 1e-6);
+    /* A sliding-window layer attends to at most its window. */
+    plan_speed_setup w = one_cpu(100, 1000);
+    w.load[0].kv_bytes_swa = 1e5;
+    w.load[0].attn_macs_swa = 1e6;
+    w.load[0].swa_window = 512;
+    w.load[0].n_layers = 1;
+    CHECK_NEAR(plan_speed_decode_s(&w, e, 4096), 0.005 * 512 / 1000, 1e-6);
+}
+
+static void test_split_adds_up(const plan_efficiency *e) {
+    /* Two GPUs at 1000 GB/s holding 2 GB and 1 GB, 8 layers each (10 us each),
+     * one hop (100 us): 2 ms + 1 ms + 160 us + 100 us. */
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 2;
+    s.pp_dev = -1;
+    s.n_hops = 1;
+    for (int d = 0; d < 2; d++) {
+        s.dev[d] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
+        s.load[d].n_layers = 8;
+        s.load[d].elems[GGML_TYPE_Q8_0] = 1e6;
+    }
+    s.load[0].bytes[GGML_TYPE_Q8_0] = 2e9;
+    s.load[1].bytes[GGML_TYPE_Q8_0] = 1e9;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.002 + 0.001 + 16 * 10e-6 + 100e-6, 1e-6);
+}
+
+static void test_bus_bound_prefill(const plan_efficiency *e) {
+    /* CPU holds 4 GB of layers, the GPU 1 GB; PCIe 25 GB/s. A 512-token ubatch
+     * uploads the 4 GB (0.16 s), then the GPU computes 2 x 5e9 x 512 FLOPs at
+     * 0.5 x 100 TFLOP/s (0.1024 s) — both on the GPU. */
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 2;
+    s.pp_dev = 1;
+    s.n_ubatch = 512;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CPU, .mem_gbs = 50, .gflops = 100};
+    s.dev[1] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
+    s.load[0].host_resident = true;
+    s.load[0].bytes[GGML_TYPE_F16] = 4e9;
+    s.load[0].elems[GGML_TYPE_F16] = 4e9;
+    s.load[1].bytes[GGML_TYPE_F16] = 1e9;
+    s.load[1].elems[GGML_TYPE_F16] = 1e9;
+    double t_cpu_part = 0.16 + 2.0 * 4e9 * 512 / 5e13, t_gpu_part = 2.0 * 1e9 * 512 / 5e13;
+    CHECK_NEAR(plan_speed_pp_tps(&s, e, 512, 0), 512 / (t_cpu_part + t_gpu_part), 0.5);
+    /* Below 32 tokens the CPU computes its own layers: 2 x 4e9 x 16 / (0.5 x 100 GFLOP/s). */
+    double small = 2.0 * 4e9 * 16 / 5e10 + 1e9 / 1e12; /* the GPU part: memory binds */
+    CHECK_NEAR(plan_speed_pp_tps(&s, e, 16, 0), 16 / small, 0.01);
+    /* Without a GPU to upload to, prefill stays on the CPU. */
+    s.pp_dev = -1;
+    CHECK(plan_speed_pp_tps(&s, e, 512, 0) < 512 / (t_cpu_part + t_gpu_part) / 10);
+}
+
+/* A two-layer MoE model: attention 1 MB per layer (Q8_0), 4 experts of which 2
+ * are used, experts 8 MB per layer (Q4_K); output 2 MB (Q6_K). */
+static void add_tensor(model_desc *m, const char *name, int layer, int role, uint32_t type, int64_t n0, int64_t n1,
+                       int64_t n2, uint64_t bytes) {
+    model_tensor *t = &m->tensors[m->n_tensors++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->n_dims = n2 > 1 ? 3 : 2;
+    t->ne[0] = n0, t->ne[1] = n1, t->ne[2] = n2, t->ne[3] = 1;
+    t->type = type;
+    t->bytes = bytes;
+    t->layer = layer;
+    t->role = role;
+}
+
+static void test_loads(void) {
+    static model_tensor tensors[16];
+    model_desc m;
+    memset(&m, 0, sizeof m);
+    m.tensors = tensors;
+    m.hp.n_layer = 2;
+    m.hp.n_embd = 64;
+    m.hp.n_head = 4;
+    m.hp.head_dim_k = m.hp.head_dim_v = 16;
+    m.hp.n_expert = 4;
+    m.hp.n_expert_used = 2;
+    for (int il = 0; il < 2; il++) {
+        m.hp.n_head_kv[il] = 2;
+        add_tensor(&m, "attn_q", il, ROLE_ATTN_Q, GGML_TYPE_Q8_0, 1024, 1000, 1, 1000000);
+        add_tensor(&m, "ffn_up_exps", il, ROLE_FFN_UP_EXPS, GGML_TYPE_Q4_K, 256, 100, 4, 8000000);
+    }
+    add_tensor(&m, "output", -1, ROLE_OUTPUT, GGML_TYPE_Q6_K, 256, 1000, 1, 2000000);
+    add_tensor(&m, "token_embd", -1, ROLE_TOKEN_EMBD, GGML_TYPE_Q6_K, 256, 1000, 1, 2000000);
+
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 2;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CPU, .mem_gbs = 50, .gflops = 100};
+    s.dev[1] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .link_gbs = 25};
+    plan_speed_place pl;
+    memset(&pl, 0, sizeof pl);
+    pl.layer_dev[0] = pl.layer_dev[1] = 1;
+    pl.output_dev = 1;
+    pl.exps_dev = 0; /* -ot exps=CPU */
+    pl.kv_type = GGML_TYPE_F16;
+    fc_err err = {0};
+    CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_OK);
+    /* Experts on the CPU at the routed share (2 of 4): 2 x 8 MB x 0.5. */
+    CHECK_NEAR(s.load[0].bytes[GGML_TYPE_Q4_K], 8e6, 1);
+    CHECK_NEAR(s.load[0].exp_bytes[GGML_TYPE_Q4_K], 16e6, 1);
+    CHECK_NEAR(s.load[0].exp_frac, 0.5, 1e-12);
+    CHECK(s.load[0].n_layers == 0);
+    CHECK_NEAR(s.load[1].bytes[GGML_TYPE_Q8_0], 2e6, 1);
+    CHECK_NEAR(s.load[1].out_bytes, 2e6, 1);          /* the embedding table is not read whole */
+    CHECK(s.load[1].n_layers == 2);
+    /* KV per position: 2 layers x (2 heads x 16) x 2 (K, V) x 2 bytes = 256 */
+    CHECK_NEAR(s.load[1].kv_bytes_full, 256, 1e-9);
+    CHECK_NEAR(s.load[1].attn_macs_full, 2 * 4 * 32, 1e-9);
+    CHECK(s.n_hops == 4);                             /* to the CPU and back, per MoE layer */
+    CHECK(s.pp_dev == 1 && s.load[0].host_resident && !s.load[1].host_resident);
+    /* A layer on a device that does not exist is refused. */
+    pl.layer_dev[1] = 5;
+    CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_EINPUT);
+}
+
+int main(void) {
+    plan_efficiency e;
+    memset(&e, 0, sizeof e);
+    fc_err err = {0};
+    CHECK_MSG(plan_efficiency_parse_csv(&e, eff_csv, "test", &err) == FC_OK, "%s", err.msg);
+    test_bandwidth_bound(&e);
+    test_compute_bound(&e);
+    test_depth(&e);
+    test_split_adds_up(&e);
+    test_bus_bound_prefill(&e);
+    test_loads();
+    /* The built-in table parses and is complete. */
+    plan_efficiency b;
+    CHECK_MSG(plan_efficiency_builtin(&b, &err) == FC_OK, "%s", err.msg);
+    CHECK(b.set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_BW] > 0.5);
+    /* Hostile efficiency rows are refused with the line named. */
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,bw_eff,,-1,x\n", "bad.csv", &err) == FC_EINPUT);
+    CHECK(strstr(err.msg, "bad.csv:2") != NULL);
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,nope,,1,x\n", "bad.csv", &err) == FC_EINPUT);
+    CHECK(plan_efficiency_parse_csv(&e, "h\ntpu,llama.cpp,bw_eff,,1,x\n", "bad.csv", &err) == FC_EINPUT);
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,dec_rate,q9_9,1,x\n", "bad.csv", &err) == FC_EINPUT);
+    return check_done("speed");
+}

@@ -1,0 +1,137 @@
+/* llama-bench results: written in its shapes, read back, and its own files imported. */
+#include "reports/reports.h"
+#include "tests/check.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* The shape llama-bench -o json prints (fields abridged, values from its README). */
+static const char llama_bench_json[] =
+    "[{\"build_commit\":\"8cf427ff\",\"build_number\":5163,\"cpu_info\":\"AMD Ryzen 7 7800X3D\","
+    "\"gpu_info\":\"NVIDIA GeForce RTX 4080\",\"backends\":\"CUDA\",\"model_filename\":\"q.gguf\","
+    "\"model_type\":\"qwen2 7B Q4_K - Medium\",\"model_size\":4677120000,\"model_n_params\":7615616512,"
+    "\"n_batch\":2048,\"n_ubatch\":512,\"n_threads\":8,\"cpu_strict\":false,\"type_k\":\"f16\",\"type_v\":\"f16\","
+    "\"n_gpu_layers\":-1,\"flash_attn\":-1,\"n_prompt\":512,\"n_gen\":0,\"n_depth\":0,"
+    "\"test_time\":\"2025-04-24T11:58:50Z\",\"avg_ns\":72135640,\"stddev_ns\":1453752,"
+    "\"avg_ts\":7100.002165,\"stddev_ts\":140.341520,"
+    "\"samples_ns\":[74601900,71632900,71745200,71952700,70745500],"
+    "\"samples_ts\":[6863.1,7147.55,7136.37,7115.79,7237.21]},"
+    "{\"model_type\":\"qwen2 7B Q4_K - Medium\",\"model_size\":4677120000,\"model_n_params\":7615616512,"
+    "\"backends\":\"CUDA\",\"n_threads\":8,\"n_prompt\":0,\"n_gen\":128,\"n_depth\":512,\"avg_ts\":118.88,"
+    "\"stddev_ts\":1.04}]\n";
+
+static void write_file(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static char *render(const rep_bench_row *rows, int n, enum rep_format fmt) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    fc_err err = {0};
+    CHECK(rep_bench_write(rows, n, fp, fmt, &err) == FC_OK);
+    fclose(fp);
+    return buf;
+}
+
+static int load_text(const char *path, const char *text, rep_bench_row **rows, int *n, fc_err *err) {
+    write_file(path, text);
+    return rep_bench_load(path, rows, n, err);
+}
+
+/* With a directory argument, also leaves bench.{md,csv,json,jsonl} there for
+ * test_report_cli.sh to parse with Python's own readers. */
+static void write_outputs(const char *dir, const rep_bench_row *rows, int n) {
+    static const char *const ext[] = {"md", "csv", "json", "jsonl"};
+    for (size_t i = 0; i < FC_ARRAY_LEN(ext); i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/bench.%s", dir, ext[i]);
+        enum rep_format fmt;
+        fc_err err = {0};
+        FILE *fp = fopen(path, "w");
+        CHECK(fp && rep_format_parse(ext[i], &fmt, &err) == FC_OK);
+        if (fp) {
+            CHECK(rep_bench_write(rows, n, fp, fmt, &err) == FC_OK);
+            fclose(fp);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/fc_test_bench.%d.json", (int)getpid());
+    fc_err err = {0};
+    rep_bench_row *rows;
+    int n;
+
+    CHECK_MSG(load_text(path, llama_bench_json, &rows, &n, &err) == FC_OK, "%s", err.msg);
+    CHECK(n == 2);
+    if (n == 2) {
+        CHECK(rows[0].model_size == 4677120000ull && rows[0].n_gpu_layers == -1 && rows[0].n_samples == 5);
+        CHECK_NEAR(rows[0].avg_ts, 7100.002165, 1e-6);
+        char name[64];
+        CHECK(!strcmp(rep_bench_test_name(&rows[0], name, sizeof name), "pp512"));
+        CHECK(!strcmp(rep_bench_test_name(&rows[1], name, sizeof name), "tg128 @ d512"));
+
+        char *md = render(rows, n, REP_FMT_MD);
+        CHECK_MSG(strstr(md, "| model ") == md && strstr(md, " size |") && strstr(md, " params |") &&
+                      strstr(md, "| backend |") && strstr(md, " threads |") && strstr(md, " test |") &&
+                      strstr(md, " t/s |"),
+                  "llama-bench columns missing:\n%s", md);
+        CHECK_MSG(strstr(md, "4.36 GiB |") && strstr(md, "7.62 B |") && strstr(md, "7100.00 \u00b1 140.34 |"),
+                  "llama-bench values:\n%s", md);
+        CHECK_MSG(!strstr(md, "predicted"), "prediction column without predictions:\n%s", md);
+        free(md);
+        if (argc > 1) write_outputs(argv[1], rows, n);
+
+        /* Round trip through our own jsonl, with a prediction added. */
+        rows[1].predicted_ts = 100.0;
+        FILE *fp = fopen(path, "w");
+        CHECK(rep_bench_write(rows, n, fp, REP_FMT_JSONL, &err) == FC_OK);
+        fclose(fp);
+        rep_bench_row *back;
+        int nb;
+        CHECK_MSG(rep_bench_load(path, &back, &nb, &err) == FC_OK, "%s", err.msg);
+        CHECK(nb == 2);
+        if (nb == 2) {
+            CHECK(!strcmp(back[0].cpu_info, rows[0].cpu_info) && back[0].n_ubatch == 512);
+            CHECK_NEAR(back[0].samples_ts[4], 7237.21, 1e-6);
+            CHECK_NEAR(back[1].predicted_ts, 100.0, 1e-9);
+            CHECK(back[1].n_depth == 512);
+            char *md2 = render(back, nb, REP_FMT_MD);
+            CHECK_MSG(strstr(md2, "predicted t/s") && strstr(md2, "-16%"), "prediction error:\n%s", md2);
+            free(md2);
+        }
+        free(back);
+        char *csv = render(rows, n, REP_FMT_CSV);
+        CHECK(strncmp(csv, "build_commit,cpu_info,gpu_info,backends,model_filename,model_type,", 66) == 0);
+        CHECK(!strstr(csv, "samples_ns"));
+        free(csv);
+    }
+    free(rows);
+
+    /* Hostile and broken files: FC_EINPUT naming the record and the field. */
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"[{\"n_prompt\":\"512\",\"n_gen\":0,\"avg_ts\":1}]", "n_prompt"},
+        {"{\"n_prompt\":512,\"n_gen\":0}", "avg_ts"},
+        {"{\"n_prompt\":-5,\"n_gen\":0,\"avg_ts\":1}", "out of range"},
+        {"{\"n_prompt\":1e30,\"n_gen\":0,\"avg_ts\":1}", "out of range"},
+        {"{\"n_prompt\":1,\"n_gen\":0,\"avg_ts\":1}\nnot json\n", ":2:"},
+        {"{\"n_prompt\":0,\"n_gen\":0,\"avg_ts\":1}", "neither"},
+        {"[]", "no benchmark records"},
+        {"[{\"n_prompt\":1,\"n_gen\":0,\"avg_ts\":1,\"samples_ts\":[1,\"x\"]}]", "samples_ts[1]"},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(bad); i++) {
+        fc_err_clear(&err);
+        int rc = load_text(path, bad[i].text, &rows, &n, &err);
+        CHECK_MSG(rc == FC_EINPUT && strstr(err.msg, bad[i].msg), "case %zu: rc %d, '%s'", i, rc, err.msg);
+        CHECK(rows == NULL);
+    }
+    unlink(path);
+    CHECK(rep_bench_load("/nonexistent/runs.jsonl", &rows, &n, &err) == FC_EINPUT);
+    return check_done("bench");
+}

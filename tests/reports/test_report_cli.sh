@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# fitcheck report from the command line: atomic output, well-formed page,
+# hostile runs escaped, bad input refused with exit 2; table outputs parse.
+set -u
+bin="${FITCHECK_BIN:?}"
+src="${FITCHECK_SRC:?}"
+bench_bin="${1:?usage: test_report_cli.sh TEST_BENCH TEST_TABLE}"
+table_bin="${2:?usage: test_report_cli.sh TEST_BENCH TEST_TABLE}"
+dir=$(mktemp -d /tmp/fc_report_cli.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+expect() { # status description command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$dir/out" 2>"$dir/err"
+    local got=$?
+    [ "$got" -eq "$want" ] || { echo "FAIL: $what: exit $got, expected $want"; cat "$dir/err"; fail=1; }
+}
+
+expect 0 "report --help" "$bin" report --help
+grep -q -- "--runs" "$dir/out" || { echo "FAIL: help does not describe --runs"; fail=1; }
+expect 2 "unknown flag" "$bin" report --bogus
+expect 2 "missing runs file" "$bin" report -o "$dir/r.html" --runs /nonexistent/runs.jsonl
+grep -q "/nonexistent/runs.jsonl" "$dir/err" || { echo "FAIL: error does not name the file"; fail=1; }
+[ -e "$dir/r.html" ] && { echo "FAIL: a failed report left a file"; fail=1; }
+
+printf '{"n_prompt":512,"n_gen":0,"avg_ts":"fast"}\n' >"$dir/bad.jsonl"
+expect 2 "runs with a wrong type" "$bin" report -o "$dir/r.html" --runs "$dir/bad.jsonl"
+grep -q "avg_ts" "$dir/err" || { echo "FAIL: error does not name the field: $(cat "$dir/err")"; fail=1; }
+
+cat >"$dir/runs.jsonl" <<'JSONL'
+{"model_type":"<script>alert(1)</script>","model_filename":"\"><img src=x onerror=alert(1)>","backends":"CPU","n_threads":2,"n_prompt":512,"n_gen":0,"avg_ts":120.5,"stddev_ts":1.5,"predicted_ts":110}
+{"model_type":"<script>alert(1)</script>","backends":"CPU","n_threads":2,"n_prompt":0,"n_gen":128,"n_depth":1024,"avg_ts":20.25,"stddev_ts":0.5}
+JSONL
+expect 0 "report with hostile runs" "$bin" report -o "$dir/r.html" --runs "$dir/runs.jsonl" --title '<b>title</b>'
+[ -s "$dir/r.html" ] || { echo "FAIL: no report written"; fail=1; }
+ls "$dir" | grep -q "tmp\|lock" && { echo "FAIL: temp files left: $(ls "$dir")"; fail=1; }
+grep -qi "<script" "$dir/r.html" && { echo "FAIL: <script> reached the page"; fail=1; }
+grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$dir/r.html" || { echo "FAIL: model name not shown escaped"; fail=1; }
+python3 "$src/tests/reports/check_html.py" "$dir/r.html" || fail=1
+
+# Table outputs parse as what they claim to be.
+{ "$bench_bin" "$dir" && "$table_bin" "$dir"; } >/dev/null || { echo "FAIL: could not write the table outputs"; fail=1; }
+python3 - "$dir" <<'PY' || fail=1
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(f"{d}/bench.csv", newline="")))
+assert len(rows) == 2 and rows[0]["model_type"] == "qwen2 7B Q4_K - Medium", rows
+assert float(rows[0]["avg_ts"]) > 7000 and rows[1]["n_gen"] == "128", rows
+doc = json.load(open(f"{d}/bench.json"))
+assert isinstance(doc, list) and len(doc) == 2 and doc[0]["samples_ts"][0] == 6863.1, doc[0]
+lines = [json.loads(l) for l in open(f"{d}/bench.jsonl")]
+assert [l["n_depth"] for l in lines] == [0, 512], lines
+md = open(f"{d}/bench.md").read().splitlines()
+assert md[0].startswith("| model") and md[1].startswith("| ---") and len({len(l) for l in md}) == 1, md
+t = list(csv.reader(open(f"{d}/table.csv", newline="")))
+assert t[2][0] == 'evil|<script>alert(1)</script>\x1b[31m', t
+PY
+exit $fail
