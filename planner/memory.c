@@ -118,6 +118,8 @@ static plan_dev_mem *dev_mem(plan_memory *m, int dev) { return dev < 0 ? &m->hos
 
 /* ---- compute buffers -------------------------------------------------------- */
 
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
 typedef struct graph_dims {
     uint64_t ub, e, q, kv, v, heads, ff, vocab;
     uint64_t moe_used, moe_ff, n_expert;
@@ -141,11 +143,15 @@ static void graph_dims_init(graph_dims *g, const model_hparams *hp, const plan_p
 
 /* Attention over n_kv cells: without flash attention the f32 KQ matrix
  * [n_kv, ubatch, heads] is materialized (softmax runs in place) next to the
- * mask and the Q/K/V/residual activations; with it only the f16 mask and
- * the activations remain. Checked: Llama-2-7B ubatch 512 -> 164 MiB at ctx
- * 2048 and 2144 MiB at 32768 without FA. */
+ * mask and the activations live around it (residual, normed input, Q/K/V:
+ * four n_embd-wide f32 rows per token, or Q+K+V+residual when wider); with
+ * flash attention only the f16 mask and the activations remain. Checked
+ * against llama.cpp: Llama-2-7B ubatch 512 -> 164 MiB at ctx 2048 and 2144
+ * MiB at 32768; Llama-3-8B (GQA) -> 560 MiB at 8192, all without FA. */
+#define ATTN_LIVE_ROWS 4
 static uint64_t attn_bytes(const graph_dims *g, uint64_t n_kv, bool fa) {
-    uint64_t act = g->ub * F32_BYTES * (g->e + g->q + g->kv + g->v);
+    uint64_t rows = max_u64(ATTN_LIVE_ROWS * g->e, g->e + g->q + g->kv + g->v);
+    uint64_t act = g->ub * F32_BYTES * rows;
     if (fa) return act + n_kv * PAD_UP(g->ub, MASK_PAD) * F16_BYTES + g->ub * F32_BYTES * g->q;
     return act + n_kv * g->ub * g->heads * F32_BYTES + n_kv * g->ub * F32_BYTES;
 }
@@ -160,8 +166,6 @@ static uint64_t ffn_bytes(const graph_dims *g) {
 
 /* Logits for every token of the ubatch (the reserve assumes all output). */
 static uint64_t output_bytes(const graph_dims *g) { return g->ub * F32_BYTES * (g->vocab + g->e); }
-
-static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 static void compute_buffers(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl) {
     const model_hparams *hp = &d->hp;
@@ -201,7 +205,8 @@ static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params
     for (uint32_t i = 0; i < d->n_tensors; i++) {
         const model_tensor *t = &d->tensors[i];
         if (t->layer >= 0) {
-            dev_mem(m, placement_device(pl, (uint32_t)t->layer))->weights += t->bytes;
+            bool exps = t->role == ROLE_FFN_GATE_EXPS || t->role == ROLE_FFN_UP_EXPS || t->role == ROLE_FFN_DOWN_EXPS;
+            dev_mem(m, exps && p->exps_on_host ? -1 : placement_device(pl, (uint32_t)t->layer))->weights += t->bytes;
         } else if (t->role == ROLE_TOKEN_EMBD) {
             m->host.weights += t->bytes;
             /* Tied embeddings: the output is a second copy of token_embd on

@@ -38,6 +38,7 @@ typedef struct plan_device {
     double bandwidth_gbs;      /* memory bandwidth, vendor or measured */
     double fp16_tflops, fp32_tflops;
     double link_gbs;           /* host link per direction, 0 = unknown */
+    int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
     char source[160];          /* where mem_free / bandwidth came from */
 } plan_device;
 
@@ -90,6 +91,7 @@ typedef struct plan_params {
     uint32_t type_k, type_v;   /* ggml types of the KV cache: f16, q8_0, q4_0 */
     bool flash_attn;
     int32_t n_gpu_layers;      /* PLAN_NGL_ALL or 0..n_layer+1 as llama.cpp counts (+1 = output) */
+    bool exps_on_host;         /* MoE expert tensors stay in host RAM (llama.cpp -ot exps=CPU, --cpu-moe) */
     float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
 } plan_params;
 
@@ -326,5 +328,69 @@ plan_fit_stats plan_fit_evaluate(const plan_meas_set *s, const plan_efficiency *
 /* Refits the constants of the backends and engines present in s, in place. */
 int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *before, plan_fit_stats *after,
                    fc_err *err);
+
+
+/* ---- speed of a plan, and the choice ------------------------------------- */
+
+#define PLAN_TEST_PP 512           /* llama-bench's default tests: pp512 ... */
+#define PLAN_TEST_TG 128           /* ... and tg128 */
+
+/* Builds the speed setup of a plan: host CPU is device 0, GPU g is 1 + g. */
+int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw *hw, const plan_memory *mem,
+                         const plan_params *p, fc_err *err);
+
+typedef struct plan_speed_result {
+    double pp512, tg128;           /* from an empty context */
+    double pp_depth, tg_depth;     /* pp512 / tg128 after `depth` cached tokens */
+    uint32_t depth;
+} plan_speed_result;
+
+int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
+                       const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
+
+/* Quality loss of a llama.cpp file type relative to F16 (data/quality.csv):
+ * perplexity increase in percent and KL divergence; -1 where not published. */
+int plan_quality(const char *ftype, double *ppl_pct, double *kld);
+
+enum plan_where { PLAN_ON_GPU = 0, PLAN_ON_GPU_EXPS_CPU, PLAN_ON_SPLIT, PLAN_ON_CPU, PLAN_ON_NONE };
+const char *plan_where_name(int where);
+
+/* Where a model fits on hw, fastest placement first: all on the GPUs; MoE
+ * experts in RAM; the most layers the GPUs hold (each card its own VRAM);
+ * the CPU. Sets p->n_gpu_layers / exps_on_host and m to that placement. */
+int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m);
+
+#define PLAN_CHOICE_MAX 40
+#define PLAN_MIN_CTX 512           /* the recommendation never shrinks the context below this */
+
+typedef struct plan_choice_row {
+    char quant[16];
+    uint64_t file_bytes;
+    int where;                     /* enum plan_where */
+    plan_params params;            /* the placement that fits: n_gpu_layers, exps_on_host */
+    uint32_t gpu_layers[PLAN_MAX_DEVICES]; /* layers per GPU (llama.cpp -ts) */
+    int n_gpu;
+    plan_speed_result speed;
+    double ppl_pct, kld;           /* -1 = not published */
+} plan_choice_row;
+
+typedef struct plan_choice {
+    plan_choice_row row[PLAN_CHOICE_MAX];
+    int n_row;
+    int best;                      /* index of the recommendation, -1 if nothing fits */
+    uint32_t n_ctx;                /* the context the table was made for */
+    char reason[256];
+} plan_choice;
+
+/* Every quantization of `model` on hw at p's context (shrunk by halves down
+ * to PLAN_MIN_CTX when nothing fits); recommends the highest quality that
+ * fits wholly in the fastest memory and reaches min_tps decode, else the
+ * best split (layers across GPUs, each card's own VRAM; MoE experts on the
+ * CPU), else the fastest that fits. */
+int plan_choose(plan_choice *c, const char *model, const plan_hw *hw, const plan_params *p, double min_tps,
+                const plan_efficiency *e, fc_err *err);
+/* The recommendation as a llama-server command line and ollama parameters. */
+void plan_choice_commands(const plan_choice *c, const char *model_file, char *llama, size_t llama_cap, char *ollama,
+                          size_t ollama_cap);
 
 #endif

@@ -53,15 +53,17 @@ typedef struct probe_gpu {
     int cc_major, cc_minor;          /* CUDA compute capability */
     int compute_units;               /* SMs / CUs */
     bool unified_memory;             /* shares host RAM: do not count it twice */
-    uint64_t vram_total, vram_free;
+    uint64_t vram_total, vram_free;  /* free: read with our own context current */
+    uint64_t max_alloc;              /* largest single allocation (OpenCL), 0 = no limit known */
     uint64_t l2_bytes;
     int mem_bus_width_bits;
     double mem_clock_mhz;
     double theoretical_gbs;          /* 2 x clock x width / 8 */
-    /* measured; 0 = not measured */
+    /* measured; 0 = not measured. copy_gbs counts each byte once (as
+     * nvbandwidth does): the memory moves twice that. */
     double read_gbs, copy_gbs;
     double h2d_pinned_gbs, d2h_pinned_gbs, h2d_pageable_gbs, d2h_pageable_gbs;
-    double launch_us;
+    double launch_us;                /* host time per launch, queued back to back */
     double fp16_tflops, bf16_tflops, fp32_tflops;
     probe_link link;
     char note[160];                  /* why something was not measured */
@@ -147,6 +149,8 @@ int probe_run(probe_profile *p, const probe_options *opt, fc_err *err);
  * dlopen) and the PCIe links of GPUs and NVMe drives. No driver is not an
  * error: p->gpu_note says why nothing was found. Called by probe_run. */
 int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
+/* The GPUs, their links and the NVMe links as a short table (fitcheck probe). */
+void probe_gpus_print(const probe_profile *p, FILE *out);
 
 /* Default profile location: $XDG_CACHE_HOME/fitcheck/machine.json. */
 int probe_default_path(char *buf, size_t cap, fc_err *err);

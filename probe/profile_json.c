@@ -98,7 +98,7 @@ static const pf_field gpu_fields[] = {
     F_INT(probe_gpu, numa_node, -1, PROBE_MAX_NUMA), F_INT(probe_gpu, cc_major, 0, 1000),
     F_INT(probe_gpu, cc_minor, 0, 1000), F_INT(probe_gpu, compute_units, 0, PF_COUNT_MAX),
     F_BOOL(probe_gpu, unified_memory), F_U64(probe_gpu, vram_total), F_U64(probe_gpu, vram_free),
-    F_U64(probe_gpu, l2_bytes), F_INT(probe_gpu, mem_bus_width_bits, 0, PF_COUNT_MAX),
+    F_U64(probe_gpu, max_alloc), F_U64(probe_gpu, l2_bytes), F_INT(probe_gpu, mem_bus_width_bits, 0, PF_COUNT_MAX),
     F_DBL(probe_gpu, mem_clock_mhz), F_DBL(probe_gpu, theoretical_gbs), F_DBL(probe_gpu, read_gbs),
     F_DBL(probe_gpu, copy_gbs), F_DBL(probe_gpu, h2d_pinned_gbs), F_DBL(probe_gpu, d2h_pinned_gbs),
     F_DBL(probe_gpu, h2d_pageable_gbs), F_DBL(probe_gpu, d2h_pageable_gbs), F_DBL(probe_gpu, launch_us),

@@ -128,9 +128,9 @@ int html_quants(FILE *fp, const rep_report *r, fc_err *err) {
     if (!shown)
         html_missing(fp, "No quantization table.", "The plans carry no per-quantization predictions.");
     else
-        fputs("<p class=\"note\">The highlighted row is the recommendation: the best quality that fits and runs at a "
-              "usable speed. Quality loss is the perplexity increase over f16 as published for llama.cpp's "
-              "quantizations.</p>\n",
+        fputs("<p class=\"note\">The highlighted row is the recommendation: the highest-quality quantization that "
+              "fits every device with margin. Sizes are of the weights as llama.cpp's quantizer would type each "
+              "tensor.</p>\n",
               fp);
     return FC_OK;
 }

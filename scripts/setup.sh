@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(gcc pkg-config meson ninja-build python3 python3-pip
       libhwloc-dev libpci-dev libopenblas-dev libjansson-dev
-      ocl-icd-libopencl1 pocl-opencl-icd)
+      ocl-icd-libopencl1 pocl-opencl-icd clinfo)
 if [ "${1:-}" = "--test" ]; then
     pkgs+=(clang libclang-rt-14-dev)
 fi

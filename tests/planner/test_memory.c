@@ -114,7 +114,14 @@ static void check_compute(void) {
     plan(&d, "a100-80gb-sxm", &p, &m);
     CHECK_MSG(m.gpu[0].compute == 2144 * MIB, "%llu", (unsigned long long)m.gpu[0].compute);
     model_desc_free(&d);
+    /* Llama-3-8B shapes (llama-3.1-8b has the same), no FA, ctx 8192: llama.cpp prints
+     * CUDA0 560.00 MiB (KQ 8192*512*32*4 = 512 + mask 16 + 4 rows of 4096*512*4 = 32) and
+     * CUDA_Host 24.01 MiB (input embeddings 8 + f32 mask 16). */
     load("llama-3.1-8b", NULL, &d);
+    p.n_ctx = 8192;
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK_MSG(m.gpu[0].compute == 560 * MIB, "%llu", (unsigned long long)m.gpu[0].compute);
+    CHECK_MSG(m.host.compute == 24 * MIB, "%llu", (unsigned long long)m.host.compute);
     plan_params_default(&p);
     plan(&d, "rtx-4090", &p, &m);
     CHECK_MSG(m.gpu[0].compute == 258 * MIB + MIB / 2, "%llu", (unsigned long long)m.gpu[0].compute);

@@ -1,0 +1,72 @@
+/* The speed model for a plan: the devices of plan_hw and the placement the
+ * memory half computed (which layers on which GPU, the output, MoE experts
+ * kept in host RAM) become a plan_speed_setup. */
+#include "planner/planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A discrete GPU whose link is unknown (catalog entries): PCIe 4.0 x16,
+ * 16 lanes x 1.97 GB/s per direction (measuring-and-predicting.md). */
+#define PLAN_DEFAULT_LINK_GBS 31.5
+/* A CPU without a measured SGEMM (catalog platforms, quick profiles): its
+ * cores, or 8 when unknown, at the default per-core rate. */
+#define PLAN_DEFAULT_CPU_CORES 8
+
+static void dev_from_device(plan_speed_dev *s, const plan_device *d) {
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%.63s", d->id);
+    s->backend = d->backend;
+    s->mem_gbs = d->bandwidth_gbs;
+    if (d->backend == PLAN_CPU) {
+        s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
+                                       : PLAN_DEFAULT_CPU_GFLOPS * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
+    } else {
+        s->gflops = (d->fp16_tflops > 0 ? d->fp16_tflops : d->fp32_tflops) * 1000.0;
+        s->link_gbs = d->unified ? 0 : d->link_gbs > 0 ? d->link_gbs : PLAN_DEFAULT_LINK_GBS;
+    }
+}
+
+int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw *hw, const plan_memory *mem,
+                         const plan_params *p, fc_err *err) {
+    memset(s, 0, sizeof *s);
+    if (hw->n_gpu + 1 > PLAN_SPEED_MAX_DEVS) return fc_err_set(err, FC_EINPUT, "too many devices for the speed model");
+    s->n_dev = hw->n_gpu + 1;
+    s->engine = PLAN_ENG_LLAMACPP;
+    s->n_ubatch = p->n_ubatch;
+    dev_from_device(&s->dev[0], &hw->host);
+    if (!(s->dev[0].mem_gbs > 0)) return fc_err_set(err, FC_EINPUT, "no memory bandwidth for %s (run 'fitcheck probe')",
+                                                    hw->host.name);
+    for (int g = 0; g < hw->n_gpu; g++) {
+        dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
+        if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))
+            return fc_err_set(err, FC_EINPUT, "GPU %s has no bandwidth or compute figure", hw->gpu[g].id);
+    }
+    plan_speed_place pl;
+    memset(&pl, 0, sizeof pl); /* layers, output and experts default to the host */
+    pl.exps_dev = p->exps_on_host ? 0 : -1;
+    pl.kv_type = p->type_k;
+    for (int g = 0; g < hw->n_gpu; g++) {
+        const plan_dev_mem *dm = &mem->gpu[g];
+        for (uint32_t il = dm->layer_first; il < dm->layer_first + dm->n_layers && il < m->hp.n_layer; il++)
+            pl.layer_dev[il] = 1 + g;
+        if (dm->has_output) pl.output_dev = 1 + g;
+    }
+    return plan_speed_loads(s, m, &pl, err);
+}
+
+int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
+                       const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err) {
+    plan_speed_setup *s = calloc(1, sizeof *s);
+    if (!s) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int rc = plan_speed_from_plan(s, m, hw, mem, p, err);
+    if (!rc) {
+        r->pp512 = plan_speed_pp_tps(s, e, PLAN_TEST_PP, 0);
+        r->tg128 = plan_speed_tg_tps(s, e, PLAN_TEST_TG, 0);
+        r->depth = depth;
+        r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
+        r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
+    }
+    free(s);
+    return rc;
+}
