@@ -5,6 +5,7 @@
  * renderer per output format. */
 #include "cli/cli.h"
 #include "planner/planner.h"
+#include "reports/reports.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -22,6 +23,8 @@ typedef struct plan_request {
     const char *hw;          /* NULL: this machine */
     plan_params params;
     bool json;
+    bool table;              /* -o FORMAT: the per-device table in that format */
+    enum rep_format fmt;
     /* speed and the choice */
     double min_tps;          /* --min-tps: decode the recommendation must reach */
     bool ctx_sweep;          /* --ctx-sweep: t/s against context depth */
@@ -60,7 +63,8 @@ static void plan_usage(FILE *out) {
             "                   default: this machine\n"
             "  --min-tps X      the recommendation must decode at least X tokens/s\n"
             "  --ctx-sweep      predicted pp512 / tg128 against context depth\n"
-            "  --json           machine-readable output\n",
+            "  --json           machine-readable output\n"
+            "  -o md|csv|json|jsonl  the per-device table in that format (docs/schema-plan.md)\n",
             PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH);
 }
 
@@ -82,6 +86,7 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
         {"ubatch", required_argument, 0, 'u'}, {"hw", required_argument, 0, 'w'},
         {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
         {"min-tps", required_argument, 0, 'm'}, {"ctx-sweep", no_argument, 0, 's'},
+        {"output", required_argument, 0, 'o'},
         {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
@@ -91,7 +96,7 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
     int64_t v;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
         case 'q':
             if (!model_ftype_find(optarg)) return cli_usage_error("plan", "--quant: unknown quantization '%s'", optarg);
@@ -136,6 +141,10 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
             break;
         case 's': rq->ctx_sweep = true; break;
         case 'j': rq->json = true; break;
+        case 'o':
+            if (!rep_format_is_table(optarg, &rq->fmt)) return cli_usage_error("plan", "-o: say md, csv, json or jsonl");
+            rq->table = true;
+            break;
         case 'h': plan_usage(stdout); return -1;
         default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -478,9 +487,14 @@ int cli_plan(int argc, char **argv) {
     fc_err err = {0};
     if (rq.hw_all) return plan_rank_hw(&rq, &err) ? cli_report_error("plan", &err) : 0;
     if ((rc = plan_compute(&rq, &o, &err))) return cli_report_error("plan", &err);
-    if (rq.json) plan_print_json(&rq, &o);
+    if (rq.table) {
+        rep_table *t = rep_plan_table(&o.model, &o.hw, &o.mem, &rq.params, &err);
+        rc = t ? rep_table_write(t, stdout, rq.fmt, &err) : err.status;
+        rep_table_free(t);
+        if (rc) rc = cli_report_error("plan", &err);
+    } else if (rq.json) plan_print_json(&rq, &o);
     else plan_print_text(&rq, &o);
     model_desc_free(&o.model);
     free(o.choice);
-    return 0;
+    return rc;
 }

@@ -11,8 +11,8 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: fitcheck probe [--quick] [-o FILE] [--json] [--no-gpu] [-t N] [--models-dir DIR]\n"
-            "       fitcheck probe --show [FILE] [--json]\n\n"
+            "usage: fitcheck probe [--quick] [-o FILE|FORMAT] [--json] [--no-gpu] [-t N] [--models-dir DIR]\n"
+            "       fitcheck probe --show [FILE] [--json | -o FORMAT]\n\n"
             "Measures this machine: topology and capacity (hwloc, cross-checked with /proc/meminfo,\n"
             "sysfs and cpuid), memory bandwidth (read, non-temporal write, copy, triad; thread scaling;\n"
             "a working-set sweep through the caches), latency per level, OpenBLAS SGEMM, storage read\n"
@@ -20,6 +20,8 @@ static void usage(FILE *out) {
             "$XDG_CACHE_HOME/fitcheck/machine.json (docs/profile.md) and a summary is printed.\n\n"
             "  --quick           capacity and all-core read bandwidth only (about 1 s)\n"
             "  -o, --output FILE save the profile to FILE instead of the cache\n"
+            "  -o md|csv|json|jsonl  print the figures as a table in that format, one row per\n"
+            "                    figure (docs/schema-probe.md) instead of the summary\n"
             "  --show [FILE]     print a saved profile (default: the cached one); measures nothing\n"
             "  --json            print the profile JSON instead of the summary\n"
             "  --no-gpu          skip the GPU and bus probe\n"
@@ -82,7 +84,14 @@ static void print_summary(const probe_profile *p) {
     probe_gpus_print(p, stdout);
 }
 
-static int print_profile(const probe_profile *p, bool json) {
+static int print_profile(const probe_profile *p, bool json, const enum rep_format *fmt) {
+    if (fmt) {
+        fc_err err = {0};
+        rep_table *t = rep_probe_table(p, &err);
+        int rc = t ? rep_table_write(t, stdout, *fmt, &err) : err.status;
+        rep_table_free(t);
+        return rc ? cli_report_error("probe", &err) : 0;
+    }
     if (!json) {
         print_summary(p);
         return 0;
@@ -95,7 +104,7 @@ static int print_profile(const probe_profile *p, bool json) {
     return 0;
 }
 
-static int show(const char *file, bool json) {
+static int show(const char *file, bool json, const enum rep_format *fmt) {
     fc_err err = {0};
     char path[PATH_MAX];
     if (!file) {
@@ -104,7 +113,7 @@ static int show(const char *file, bool json) {
     }
     probe_profile *p = fc_malloc(sizeof *p, &err);
     if (!p) return cli_report_error("probe", &err);
-    int rc = probe_profile_load(p, file, &err) ? cli_report_error("probe", &err) : print_profile(p, json);
+    int rc = probe_profile_load(p, file, &err) ? cli_report_error("probe", &err) : print_profile(p, json, fmt);
     free(p);
     return rc;
 }
@@ -121,12 +130,19 @@ int cli_probe(int argc, char **argv) {
     probe_options opt = {.models_dir = "."};
     const char *out = NULL, *show_file = NULL;
     bool json = false, do_show = false;
+    enum rep_format fmt_value;
+    const enum rep_format *fmt = NULL; /* -o FORMAT: a table on stdout */
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:t:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'o': out = optarg; break;
+        case 'o':
+            if (rep_format_is_table(optarg, &fmt_value))
+                fmt = &fmt_value;
+            else
+                out = optarg;
+            break;
         case 't': {
             int64_t n;
             if (!cli_parse_i64(optarg, 1, PROBE_MAX_THREADS, &n))
@@ -147,7 +163,7 @@ int cli_probe(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
-    if (do_show) return show(show_file, json);
+    if (do_show) return show(show_file, json, fmt);
 
     fc_err err = {0};
     char path[PATH_MAX];
@@ -163,8 +179,8 @@ int cli_probe(int argc, char **argv) {
     int rc = probe_run(p, &opt, &err);
     rep_progress_done();
     if (!rc) rc = probe_profile_save(p, out, &err);
-    rc = rc ? cli_report_error("probe", &err) : print_profile(p, json);
-    if (!rc && !json) printf("profile     saved to %s\n", out);
+    rc = rc ? cli_report_error("probe", &err) : print_profile(p, json, fmt);
+    if (!rc && !json && !fmt) printf("profile     saved to %s\n", out);
     free(p);
     return rc;
 }

@@ -32,9 +32,10 @@ static bool read_u64_file(const char *path, uint64_t *out) {
 static void meminfo_read(probe_profile *p) {
     FILE *fp = fopen(MEMINFO_PATH, "r");
     if (!fp) return;
-    char key[64];
+    char line[256], key[64];
     unsigned long long v;
-    while (fscanf(fp, "%63[^:]: %llu%*[^\n]\n", key, &v) == 2) {
+    while (fgets(line, sizeof line, fp)) {
+        if (sscanf(line, "%63[^:]: %llu", key, &v) != 2) continue;
         if (!strcmp(key, "MemTotal")) p->ram_total = v * 1024;
         else if (!strcmp(key, "MemAvailable")) p->ram_available = v * 1024;
         else if (!strcmp(key, "Hugepagesize")) p->hugepage_bytes = v * 1024;

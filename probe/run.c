@@ -11,7 +11,7 @@
 
 /* The DRAM working set: large enough that no cache level holds a useful part. */
 #define DRAM_SET_MIN_TOTAL (256ull << 20)
-#define DRAM_SET_LLC_MULTIPLE 8
+#define DRAM_SET_LLC_MULTIPLE 4  /* STREAM's rule: arrays at least 4x the caches */
 #define DRAM_SET_MIN_PER_THREAD (16ull << 20)
 #define DRAM_SET_FLOOR (1ull << 20)  /* below this per thread there is no DRAM figure to be had */
 #define STEPS_QUICK 3                /* topology, read, GPUs */

@@ -49,6 +49,9 @@ enum rep_format {
  * with a message listing the choices otherwise. */
 int rep_format_parse(const char *s, enum rep_format *out, fc_err *err);
 const char *rep_format_name(enum rep_format fmt);
+/* True when s is one of the -o table formats (md, csv, json, jsonl), so a
+ * verb whose -o also takes a file name can tell the two apart. */
+bool rep_format_is_table(const char *s, enum rep_format *out);
 
 enum rep_align { REP_LEFT = 0, REP_RIGHT };
 
@@ -100,6 +103,17 @@ int rep_table_write(const rep_table *t, FILE *fp, enum rep_format fmt, fc_err *e
 /* Human units shared by tables and charts. */
 const char *rep_fmt_gib(uint64_t bytes, char *buf, size_t cap);   /* "3.56 GiB" */
 const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "1.5 MiB" */
+
+/* ---- the machine and the plan as tables -------------------------------------
+ * For -o md|csv|json|jsonl on probe and plan (docs/schema-probe.md,
+ * docs/schema-plan.md). The caller frees the table. */
+rep_table *rep_probe_table(const probe_profile *p, fc_err *err);
+struct model_desc;
+struct plan_hw;
+struct plan_memory;
+struct plan_params;
+rep_table *rep_plan_table(const struct model_desc *d, const struct plan_hw *hw, const struct plan_memory *m,
+                          const struct plan_params *p, fc_err *err);
 
 /* ---- charts (inline SVG) ---------------------------------------------------
  * Each chart carries its own text alternative (<title> and <desc>, role=img)
@@ -240,8 +254,6 @@ typedef struct rep_plan_view {
 /* Plans model `spec` (GGUF path, config.json or catalog name) on hw: memory
  * per device, and every quantization of the ladder with its size and fit;
  * the recommendation is the highest-quality one that fits with margin. */
-struct plan_hw;
-struct plan_params;
 int rep_plan_view_build(rep_plan_view *v, const char *spec, const struct plan_hw *hw, const struct plan_params *p,
                         fc_err *err);
 

@@ -20,6 +20,13 @@ int rep_format_parse(const char *s, enum rep_format *out, fc_err *err) {
     return fc_err_set(err, FC_EINPUT, "unknown output format '%s' (choose md, csv, json or jsonl)", s ? s : "");
 }
 
+bool rep_format_is_table(const char *s, enum rep_format *out) {
+    enum rep_format f;
+    if (rep_format_parse(s, &f, NULL) != FC_OK || f == REP_FMT_TERM || f == REP_FMT_HTML) return false;
+    *out = f;
+    return true;
+}
+
 const char *rep_format_name(enum rep_format fmt) {
     return fmt >= 0 && fmt < REP_FMT_COUNT ? format_names[fmt] : "?";
 }

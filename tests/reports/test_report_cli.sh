@@ -55,4 +55,44 @@ assert md[0].startswith("| model") and md[1].startswith("| ---") and len({len(l)
 t = list(csv.reader(open(f"{d}/table.csv", newline="")))
 assert t[2][0] == 'evil|<script>alert(1)</script>\x1b[31m', t
 PY
+# -o FORMAT on plan (a catalog model: no download, no probe needed).
+for f in md csv json jsonl; do
+    expect 0 "plan -o $f" "$bin" plan qwen3-8b --hw rtx-4090 -o "$f"
+    cp "$dir/out" "$dir/plan.$f"
+done
+expect 2 "plan -o xml" "$bin" plan qwen3-8b -o xml
+python3 - "$dir" <<'PY' || fail=1
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(f"{d}/plan.csv", newline="")))
+assert [r["backend"] for r in rows] == ["CUDA", "CPU"], rows
+assert int(rows[0]["total_bytes"]) > int(rows[0]["weights_bytes"]) > 4 << 30, rows[0]
+j = json.load(open(f"{d}/plan.json"))
+assert j[0]["model_n_params"] > 8e9 and j[0]["verdict"] in ("fits", "tight"), j[0]
+assert [json.loads(l)["device"] for l in open(f"{d}/plan.jsonl")] == [r["device"] for r in rows]
+md = open(f"{d}/plan.md").read().splitlines()
+assert len(md) == 4 and len({len(l) for l in md}) == 1, md
+PY
+# -o FORMAT on probe: a quick probe into a private cache, then the saved one shown.
+export XDG_CACHE_HOME="$dir/cache"
+expect 0 "probe --quick -o csv" "$bin" probe --quick --no-gpu -o csv
+cp "$dir/out" "$dir/probe.csv"
+expect 0 "probe --show -o jsonl" "$bin" probe --show -o jsonl
+cp "$dir/out" "$dir/probe.jsonl"
+python3 - "$dir" <<'PY' || fail=1
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(f"{d}/probe.csv", newline="")))
+tests = {r["test"]: r for r in rows}
+assert int(tests["RAM total"]["value"]) > 1 << 28 and tests["RAM total"]["unit"] == "bytes", rows[:3]
+assert float(tests["DRAM read"]["value"]) > 0.1 and tests["DRAM read"]["unit"] == "GB/s", tests["DRAM read"]
+lines = [json.loads(l) for l in open(f"{d}/probe.jsonl")]
+assert len(lines) == len(rows) and lines[0]["test"] == "RAM total", lines[:2]
+PY
+# The report uses that profile: the machine section and no note about it missing.
+expect 0 "report with a saved profile" "$bin" report -o "$dir/r2.html" qwen3-8b
+grep -q "Processor, memory and storage" "$dir/r2.html" || { echo "FAIL: no machine table"; fail=1; }
+grep -q "No machine profile" "$dir/r2.html" && { echo "FAIL: profile said missing"; fail=1; }
+grep -q "Qwen3-8B: quantizations" "$dir/r2.html" || { echo "FAIL: no quantization table"; fail=1; }
+python3 "$src/tests/reports/check_html.py" "$dir/r2.html" || fail=1
 exit $fail

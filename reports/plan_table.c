@@ -1,0 +1,70 @@
+/* A memory plan as a table (fitcheck plan -o md|csv|json|jsonl): one row per
+ * device, with llama-bench's names for the fields it shares (model_type,
+ * model_size, model_n_params, n_ubatch, type_k, type_v, flash_attn,
+ * n_gpu_layers). docs/schema-plan.md describes the fields. */
+#include "reports/table_impl.h"
+#include "planner/planner.h"
+
+enum {
+    L_MODEL, L_SIZE, L_PARAMS, L_CTX, L_TYPE_K, L_TYPE_V, L_FA, L_UBATCH, L_NGL, L_DEVICE, L_BACKEND, L_LAYERS,
+    L_WEIGHTS, L_KV, L_COMPUTE, L_OUTPUT, L_OVERHEAD, L_TOTAL, L_FREE, L_MARGIN, L_VERDICT, L_COUNT
+};
+static const rep_col plan_cols[L_COUNT] = {
+    [L_MODEL] = {"model_type", "model", REP_LEFT, false},
+    [L_SIZE] = {"model_size", "size", REP_RIGHT, false},
+    [L_PARAMS] = {"model_n_params", "params", REP_RIGHT, false},
+    [L_CTX] = {"n_ctx", "ctx", REP_RIGHT, false},
+    [L_TYPE_K] = {"type_k", NULL, REP_LEFT, false},
+    [L_TYPE_V] = {"type_v", NULL, REP_LEFT, false},
+    [L_FA] = {"flash_attn", NULL, REP_RIGHT, false},
+    [L_UBATCH] = {"n_ubatch", NULL, REP_RIGHT, false},
+    [L_NGL] = {"n_gpu_layers", NULL, REP_RIGHT, false},
+    [L_DEVICE] = {"device", "device", REP_LEFT, false},
+    [L_BACKEND] = {"backend", "backend", REP_LEFT, false},
+    [L_LAYERS] = {"n_layers", "layers", REP_RIGHT, false},
+    [L_WEIGHTS] = {"weights_bytes", "weights", REP_RIGHT, false},
+    [L_KV] = {"kv_bytes", "KV cache", REP_RIGHT, false},
+    [L_COMPUTE] = {"compute_bytes", "compute", REP_RIGHT, false},
+    [L_OUTPUT] = {"output_bytes", "output", REP_RIGHT, false},
+    [L_OVERHEAD] = {"overhead_bytes", "overhead", REP_RIGHT, false},
+    [L_TOTAL] = {"total_bytes", "total", REP_RIGHT, false},
+    [L_FREE] = {"free_bytes", "free", REP_RIGHT, false},
+    [L_MARGIN] = {"margin_bytes", NULL, REP_RIGHT, false},
+    [L_VERDICT] = {"verdict", "verdict", REP_LEFT, false},
+};
+
+static void device_row(rep_table *t, const model_desc *d, const plan_params *p, const char *device,
+                       const char *backend, const plan_dev_mem *dm) {
+    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
+    rep_table_add_row(t);
+    rep_row_mark(t, dm->verdict == PLAN_FITS ? REP_MARK_GOOD : dm->verdict == PLAN_TIGHT ? REP_MARK_WARN : REP_MARK_BAD);
+    char model[200];
+    snprintf(model, sizeof model, "%.120s %s", d->hp.name[0] ? d->hp.name : d->hp.arch, ft ? ft->name : "");
+    rep_cell_str(t, L_MODEL, model);
+    rep_cell_gib(t, L_SIZE, d->weight_bytes);
+    rep_cell_i64(t, L_PARAMS, (int64_t)d->n_params);
+    rep_cell_text(t, L_PARAMS, "%.2f B", (double)d->n_params / 1e9);
+    rep_cell_i64(t, L_CTX, p->n_ctx);
+    rep_cell_str(t, L_TYPE_K, ggml_type_get(p->type_k) ? ggml_type_get(p->type_k)->name : "?");
+    rep_cell_str(t, L_TYPE_V, ggml_type_get(p->type_v) ? ggml_type_get(p->type_v)->name : "?");
+    rep_cell_i64(t, L_FA, p->flash_attn);
+    rep_cell_i64(t, L_UBATCH, p->n_ubatch);
+    rep_cell_i64(t, L_NGL, p->n_gpu_layers);
+    rep_cell_str(t, L_DEVICE, device);
+    rep_cell_str(t, L_BACKEND, backend);
+    rep_cell_i64(t, L_LAYERS, dm->n_layers);
+    const uint64_t parts[] = {dm->weights, dm->kv, dm->compute, dm->output, dm->overhead, dm->total, dm->capacity};
+    for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) rep_cell_gib(t, L_WEIGHTS + (int)i, parts[i]);
+    rep_cell_i64(t, L_MARGIN, dm->margin);
+    rep_cell_str(t, L_VERDICT, plan_verdict_name(dm->verdict));
+}
+
+rep_table *rep_plan_table(const model_desc *d, const plan_hw *hw, const plan_memory *m, const plan_params *p,
+                          fc_err *err) {
+    rep_table *t = rep_table_new(plan_cols, L_COUNT, "Memory per device", err);
+    if (!t) return NULL;
+    for (int g = 0; g < m->n_gpu && g < PLAN_MAX_DEVICES; g++)
+        device_row(t, d, p, hw->gpu[g].name, plan_backend_name(hw->gpu[g].backend), &m->gpu[g]);
+    device_row(t, d, p, hw->host.name, "CPU", &m->host);
+    return t;
+}
