@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *out) {
@@ -165,6 +166,9 @@ int cli_probe(int argc, char **argv) {
     if (optind < argc) return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
     if (do_show) return show(show_file, json, fmt);
 
+    struct stat st;
+    if (stat(opt.models_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_usage_error("probe", "--models-dir %s is not a directory", opt.models_dir);
     fc_err err = {0};
     char path[PATH_MAX];
     if (!out) {

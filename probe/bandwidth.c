@@ -187,7 +187,7 @@ static void numa_run(probe_profile *p, probe_pool *pool, const probe_kernels *k)
     for (int node = 0; node < p->n_numa && p->n_numa > 1; node++) {
         bool active[PROBE_MAX_THREADS];
         int count = 0;
-        for (int i = 0; i < pool->n; i++) count += active[i] = pool->topo->numa_of_core[i] == node;
+        for (int i = 0; i < pool->n; i++) count += active[i] = pool->topo->numa_of_core[i % pool->topo->n_cores] == node;
         if (count) p->numa_read_gbs[node] = read_gbs(pool, active, k, pool->buf_bytes_each, BW_REPS_SCALING);
     }
 }

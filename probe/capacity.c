@@ -99,8 +99,10 @@ static double cgroup2_cpus(const char *root, const char *rel) {
     return strtod(quota, NULL) / (double)period;
 }
 
-static void cgroup_read(probe_profile *p) {
+/* Fills the limits; returns the bytes the cgroup already uses (0 unknown). */
+static uint64_t cgroup_read(probe_profile *p) {
     char rel[PATH_MAX];
+    uint64_t used = 0;
     if (cgroup_path(NULL, rel, sizeof rel)) {
         for (int i = 0; i < CGROUP2_ROOTS_N; i++) {
             char probe_file[PATH_MAX + 32];
@@ -110,6 +112,9 @@ static void cgroup_read(probe_profile *p) {
             fclose(fp);
             p->cgroup_mem_max = cgroup2_mem_max(cgroup2_roots[i], strcmp(rel, "/") ? rel : "");
             p->cgroup_cpus = cgroup2_cpus(cgroup2_roots[i], strcmp(rel, "/") ? rel : "");
+            char cur[PATH_MAX + 64];
+            int n = snprintf(cur, sizeof cur, "%s%s/memory.current", cgroup2_roots[i], strcmp(rel, "/") ? rel : "");
+            if (n > 0 && (size_t)n < sizeof cur) read_u64_file(cur, &used);
             break;
         }
     }
@@ -118,8 +123,13 @@ static void cgroup_read(probe_profile *p) {
     char path[PATH_MAX + 64];
     if (!p->cgroup_mem_max && cgroup_path("memory", rel, sizeof rel)) {
         snprintf(path, sizeof path, CGROUP1_MEM_ROOT "%s/memory.limit_in_bytes", rel);
-        bool ok = read_u64_file(path, &v) || read_u64_file(CGROUP1_MEM_ROOT "/memory.limit_in_bytes", &v);
-        if (ok && v < CGROUP1_NO_LIMIT) p->cgroup_mem_max = v;
+        bool own = read_u64_file(path, &v);
+        bool ok = own || read_u64_file(CGROUP1_MEM_ROOT "/memory.limit_in_bytes", &v);
+        if (ok && v < CGROUP1_NO_LIMIT) {
+            p->cgroup_mem_max = v;
+            snprintf(path, sizeof path, CGROUP1_MEM_ROOT "%s/memory.usage_in_bytes", own ? rel : "");
+            read_u64_file(path, &used);
+        }
     }
     if (!p->cgroup_cpus) {
         uint64_t quota, period;
@@ -127,6 +137,7 @@ static void cgroup_read(probe_profile *p) {
             read_u64_file(CGROUP1_CPU_ROOT "/cpu.cfs_quota_us", &quota) && quota < CGROUP1_NO_LIMIT)
             p->cgroup_cpus = (double)quota / (double)period;
     }
+    return used;
 }
 
 int probe_capacity(probe_profile *p, fc_err *err) {
@@ -157,13 +168,16 @@ int probe_capacity(probe_profile *p, fc_err *err) {
         fclose(fp);
     }
 
-    cgroup_read(p);
-    if (p->cgroup_mem_max && p->ram_available > p->cgroup_mem_max) p->ram_available = p->cgroup_mem_max;
+    /* What the container may still allocate: its limit less what it uses. */
+    uint64_t used = cgroup_read(p);
+    if (p->cgroup_mem_max) {
+        uint64_t headroom = p->cgroup_mem_max > used ? p->cgroup_mem_max - used : 0;
+        if (p->ram_available > headroom) p->ram_available = headroom;
+    }
     return FC_OK;
 }
 
 uint64_t probe_mem_budget(const probe_profile *p) {
-    uint64_t avail = p->ram_available ? p->ram_available : p->ram_total;
-    if (p->cgroup_mem_max && p->cgroup_mem_max < avail) avail = p->cgroup_mem_max;
-    return avail / 2;
+    /* ram_available already has the cgroup's headroom folded in. */
+    return p->ram_available / 2;
 }

@@ -88,7 +88,9 @@ int probe_latency(probe_profile *p, probe_pool *pool, probe_step *st, fc_err *er
     probe_step_report(st, "DRAM latency");
     uint64_t dram = (uint64_t)LAT_DRAM_LLC_MULTIPLE * llc;
     if (dram < LAT_DRAM_MIN_BYTES) dram = LAT_DRAM_MIN_BYTES;
-    uint64_t budget = probe_mem_budget(p) / 2; /* the pool's buffers hold the other half */
+    /* The pool's buffers hold half the budget; the chase buffer and its
+     * line-order index (4 bytes per 64-byte line) share the other half. */
+    uint64_t budget = probe_mem_budget(p) / 2 / (PROBE_CACHE_LINE + sizeof(uint32_t)) * PROBE_CACHE_LINE;
     if (dram > budget) dram = budget;
     if (!fc_interrupted) p->dram_latency_hugepage_ns = lat_measure(pool, dram, true);
     if (!fc_interrupted) p->dram_latency_ns = lat_measure(pool, dram, false);

@@ -17,6 +17,7 @@
 
 #define SYSFS_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
 #define SYSFS_MAX_INDEX 16
+#define SYSFS_SIBLINGS "/sys/devices/system/cpu/cpu0/topology/thread_siblings_list"
 #define CPUID_MAX_SUBLEAF 16
 /* Sources differing by less than this are the same number (rounding). */
 #define CACHE_AGREE_FRAC 0.02
@@ -228,10 +229,21 @@ int probe_topo_init(probe_topo *t, probe_profile *p, fc_err *err) {
         t->topo = NULL;
     }
     int cores = t->topo ? hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_CORE) : 0;
+    int pus = t->topo ? hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PU) : 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && online > 0 && pus > online) {
+        /* More hardware threads than the kernel has online: a stale or
+         * foreign XML/synthetic topology. Pinning by it would be wrong. */
+        probe_note_add(p->topo_note, sizeof p->topo_note,
+                       "hwloc shows %d hardware threads but %ld are online: hwloc topology ignored", pus, online);
+        cores = 0;
+    } else if (cores <= 0) {
+        probe_note_add(p->topo_note, sizeof p->topo_note, "hwloc topology unavailable");
+    }
     if (cores <= 0) {
         if (t->topo) hwloc_topology_destroy(t->topo);
         t->topo = NULL;
-        probe_note_add(p->topo_note, sizeof p->topo_note, "hwloc topology unavailable; one core per CPU assumed");
+        probe_note_add(p->topo_note, sizeof p->topo_note, "one core per usable CPU assumed");
         topo_fallback(t, p, t->n_cpus, &set);
     } else {
         snprintf(p->topo_source, sizeof p->topo_source, "hwloc");
@@ -259,7 +271,11 @@ int probe_topo_init(probe_topo *t, probe_profile *p, fc_err *err) {
                            p->n_threads, t->n_cpus);
     }
     t->n_cores = p->n_cores;
-    int tpc = p->n_cores > 0 && p->n_threads >= p->n_cores ? p->n_threads / p->n_cores : 1;
+    /* Threads per core, to turn "CPUs sharing a cache" into cores: the
+     * kernel's sibling list first, hwloc's ratio when sysfs is missing. */
+    char siblings[256];
+    int tpc = read_line(SYSFS_SIBLINGS, siblings, sizeof siblings) ? cpulist_count(siblings) : 0;
+    if (tpc < 1) tpc = p->n_cores > 0 && p->n_threads >= p->n_cores ? p->n_threads / p->n_cores : 1;
     caches_choose(p, t->topo, tpc);
     cpu_model_read(p, t->topo);
     return FC_OK;

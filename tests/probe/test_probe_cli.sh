@@ -20,6 +20,7 @@ t 2 "unknown flag" "$bin" probe --bogus
 t 2 "threads zero" "$bin" probe -t 0
 t 2 "threads not a number" "$bin" probe --threads many
 t 2 "stray argument" "$bin" probe extra
+t 2 "models dir missing" "$bin" probe --no-gpu --models-dir "$dir/nowhere"
 t 2 "--show of a missing file" "$bin" probe --show "$dir/none.json"
 echo '{"schema_version": 1, "n_cores": "x"}' >"$dir/bad.json"
 t 2 "--show of a malformed profile" "$bin" probe --show "$dir/bad.json"
@@ -42,6 +43,15 @@ grep -q "cores" "$dir/out" || { echo "FAIL: --show prints no summary"; fail=1; }
 t 0 "quick probe to the cache" "$bin" probe --quick --no-gpu --json
 [ -f "$XDG_CACHE_HOME/fitcheck/machine.json" ] || { echo "FAIL: no profile in the cache dir"; fail=1; }
 t 0 "--show of the cached profile" "$bin" probe --show
+
+# A lying hwloc (a synthetic 16-thread topology on this machine) is noticed and
+# ignored with a note, never trusted for pinning and never a crash.
+online=$(getconf _NPROCESSORS_ONLN)
+if [ "$online" -lt 16 ]; then
+    HWLOC_SYNTHETIC="pack:2 core:4 pu:2" t 0 "lying hwloc topology" "$bin" probe --quick --no-gpu --json -o "$dir/l.json"
+    grep -q "hwloc topology ignored" "$dir/l.json" || { echo "FAIL: lying hwloc not noted"; fail=1; }
+    grep -q "\"n_cores\": 8," "$dir/l.json" && { echo "FAIL: lying hwloc core count kept"; fail=1; }
+fi
 
 # An unwritable cache directory is a clear error before anything is measured.
 XDG_CACHE_HOME=/dev/null/cache t 1 "unwritable cache dir" "$bin" probe --quick --no-gpu
