@@ -93,6 +93,7 @@ typedef struct plan_params {
     int32_t n_gpu_layers;      /* PLAN_NGL_ALL or 0..n_layer+1 as llama.cpp counts (+1 = output) */
     bool exps_on_host;         /* MoE expert tensors stay in host RAM (llama.cpp -ot exps=CPU, --cpu-moe) */
     float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
+    uint32_t n_cpu_moe;        /* expert tensors of layers 0..n-1 stay in host RAM (--n-cpu-moe) */
 } plan_params;
 
 void plan_params_default(plan_params *p);
