@@ -114,6 +114,7 @@ static const struct {
 #define CUDA_MMA_FLOPS_PER_WARP_ITER (4.0 * 4096.0)
 #define CUDA_WARP 32
 #define CUDA_HOLD_MS 2              /* spin kernel holding the stream while copies queue */
+#define CUDA_CLOCK_KHZ_DEFAULT 1000000 /* SM clock assumed for the spin when the driver is silent */
 #define CUDA_MIN_BUFFER ((uint64_t)16 << 20)
 #define CUDA_ROUND ((uint64_t)1 << 20)
 /* VRAM used by others beyond our own context before the note says so. */
@@ -172,9 +173,11 @@ static bool cuda_load(cuda_api *cu, char *note, size_t cap) {
 }
 
 /* ---- what the driver says ------------------------------------------------- */
+/* 0 when the driver does not answer: some attributes are deprecated in newer
+ * drivers, and a missing figure must not stop the measurements. */
 static int cuda_attr(cuda_dev *d, int attr) {
     int v = 0;
-    return CUDA_OK(d, cuDeviceGetAttribute, (&v, attr, d->dev)) ? v : 0;
+    return d->cu->cuDeviceGetAttribute(&v, attr, d->dev) == CUDA_SUCCESS ? v : 0;
 }
 
 static bool cuda_describe(cuda_dev *d) {
@@ -193,15 +196,21 @@ static bool cuda_describe(cuda_dev *d) {
     g->cc_minor = cuda_attr(d, CU_ATTR_CC_MINOR);
     d->sms = g->compute_units = cuda_attr(d, CU_ATTR_MULTIPROCESSOR_COUNT);
     d->clock_khz = cuda_attr(d, CU_ATTR_CLOCK_RATE);
+    if (d->clock_khz <= 0)
+        d->clock_khz = CUDA_CLOCK_KHZ_DEFAULT;
     g->l2_bytes = (uint64_t)cuda_attr(d, CU_ATTR_L2_CACHE_SIZE);
     g->mem_bus_width_bits = cuda_attr(d, CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
     g->mem_clock_mhz = cuda_attr(d, CU_ATTR_MEMORY_CLOCK_RATE) / 1e3;
     /* double data rate: two transfers per clock on every bus-width bit */
     g->theoretical_gbs = 2.0 * g->mem_clock_mhz * 1e6 * g->mem_bus_width_bits / 8.0 / 1e9;
+    if (g->theoretical_gbs <= 0)
+        probe_gpu_note_add(g->note, sizeof g->note, "driver reports no memory clock or bus width");
     g->unified_memory = cuda_attr(d, CU_ATTR_INTEGRATED) || cuda_attr(d, CU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES);
     size_t total = 0;
     if (CUDA_OK(d, cuDeviceTotalMem_v2, (&total, d->dev)))
         g->vram_total = total;
+    if (!d->failed && d->sms <= 0)
+        probe_gpu_note_add(g->note, sizeof g->note, "driver reports no multiprocessors");
     return !d->failed && d->sms > 0;
 }
 
