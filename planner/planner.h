@@ -313,7 +313,9 @@ typedef struct plan_meas_set {
 void plan_meas_set_free(plan_meas_set *s);
 /* Reads llama-bench `-o json` (an array) or `-o jsonl` (one object per line),
  * or fitcheck's own saved bench results (same fields). The machine the runs
- * came from is p (this machine's profile unless --hw says otherwise). */
+ * came from is p (this machine's profile unless --hw says otherwise).
+ * text[len] must be '\0' (fc_read_file's buffers are): the published-table
+ * form is scanned as a C string. */
 int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char *name, const probe_profile *p,
                      fc_err *err);
 double plan_meas_predict(const plan_meas *m, const plan_efficiency *e);
