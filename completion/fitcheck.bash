@@ -12,7 +12,7 @@ _fitcheck() {
     verb=${COMP_WORDS[1]}
 
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "probe plan run report inspect models hw gen --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "probe plan run report inspect models hw gen calibrate --help --version" -- "$cur"))
         return
     fi
 
@@ -30,6 +30,7 @@ _fitcheck() {
     --fa) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     --hw) COMPREPLY=($(compgen -W "all $(_fitcheck_catalog hw)" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")); return ;;
     --runs) COMPREPLY=($(compgen -f -X '!*.json*' -- "$cur") $(compgen -d -- "$cur")); return ;;
+    --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --profile|--show) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --models-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --ctx|--ngl|--parallel|--ubatch|--threads|-t|--min-tps|--title|--n-cpu-moe|--tensor-split) return ;;
@@ -44,6 +45,7 @@ _fitcheck() {
     inspect) opts="--tensors --json --help" ;;
     models|hw) opts="--json --help" ;;
     gen) opts="--help" ;;
+    calibrate) opts="--hw --out --dry-run --json --help" ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -52,6 +54,7 @@ _fitcheck() {
     # Positional arguments: models for plan and report, GGUF files elsewhere.
     case "$verb" in
     plan|report) COMPREPLY=($(compgen -W "$(_fitcheck_catalog models)" -- "$cur") $(compgen -f -X '!*.@(gguf|json)' -- "$cur") $(compgen -d -- "$cur")) ;;
+    calibrate) COMPREPLY=($(compgen -f -X '!*.@(json|jsonl|csv)' -- "$cur") $(compgen -d -- "$cur")) ;;
     run|inspect) COMPREPLY=($(compgen -f -X '!*.gguf' -- "$cur") $(compgen -d -- "$cur")) ;;
     esac
 }
