@@ -49,6 +49,7 @@ for i, g in enumerate(gpus):
         ("PCIe link", f"gen{link['gen_max']} x{link['width_max']} capable, idle gen{link['gen_cur']} x{link['width_cur']}, "
                       f"loaded gen{link['gen_loaded']} x{link['width_loaded']} [{link['source']}]: {link_gbs:.1f} GB/s per direction"),
         ("launch latency", f"{g['launch_us']:.2f} us"),
+        ("fp32 FMA", f"{g['fp32_tflops']:.1f} TFLOPS"),
         ("fp16 / bf16 mma.sync", f"{g['fp16_tflops']:.0f} / {g['bf16_tflops']:.0f} TFLOPS"),
     ]
     if g.get("note"):
