@@ -58,6 +58,9 @@ static void plan_usage(FILE *out) {
             "  --ngl N|all      layers on the GPUs, as llama.cpp's -ngl (n_layer+1 = with output)\n"
             "  --parallel N     sequences decoded together (-np); default 1\n"
             "  --ubatch N       physical batch (-ub); default %d\n"
+            "  --tensor-split A,B,...  share of layers per GPU (-ts); default by free memory\n"
+            "  --cpu-moe        keep every MoE expert tensor in host RAM (-cmoe, -ot exps=CPU)\n"
+            "  --n-cpu-moe N    keep the experts of the first N layers in host RAM (-ncmoe)\n"
             "  --hw SPEC        catalog devices 'rtx-4090,rtx-4090', 'apple-m4-max-40c:128';\n"
             "                   a probe profile FILE.json; 'all' ranks the whole catalog (what to buy);\n"
             "                   default: this machine\n"
@@ -78,12 +81,30 @@ static int parse_kv_type(const char *s, uint32_t *out) {
     return FC_EINPUT;
 }
 
+/* "3,1" -> {3, 1}: llama.cpp's -ts proportions. */
+static int parse_split(const char *s, float *split) {
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf) return FC_EINPUT;
+    char *save = NULL;
+    int n = 0;
+    double sum = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (n >= PLAN_MAX_DEVICES || !cli_parse_f64(tok, 0, 1e6, &v)) return FC_EINPUT;
+        split[n++] = (float)v;
+        sum += v;
+    }
+    return n && sum > 0 ? FC_OK : FC_EINPUT;
+}
+
 static int plan_parse(int argc, char **argv, plan_request *rq) {
     static const struct option opts[] = {
         {"quant", required_argument, 0, 'q'}, {"ctx", required_argument, 0, 'c'},
         {"kv", required_argument, 0, 'k'},    {"fa", required_argument, 0, 'f'},
         {"ngl", required_argument, 0, 'g'},   {"parallel", required_argument, 0, 'p'},
         {"ubatch", required_argument, 0, 'u'}, {"hw", required_argument, 0, 'w'},
+        {"tensor-split", required_argument, 0, 'T'}, {"cpu-moe", no_argument, 0, 'e'},
+        {"n-cpu-moe", required_argument, 0, 'n'},
         {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
         {"min-tps", required_argument, 0, 'm'}, {"ctx-sweep", no_argument, 0, 's'},
         {"output", required_argument, 0, 'o'},
@@ -140,6 +161,15 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
                 return cli_usage_error("plan", "--min-tps: '%s' is not a rate in 0..1e6 tokens/s", optarg);
             break;
         case 's': rq->ctx_sweep = true; break;
+        case 'T':
+            if (parse_split(optarg, p->tensor_split)) return cli_usage_error("plan", "--tensor-split: '%s' is not a list of non-negative numbers", optarg);
+            break;
+        case 'e': p->exps_on_host = true; break;
+        case 'n':
+            if (!cli_parse_i64(optarg, 0, MODEL_MAX_LAYERS, &v))
+                return cli_usage_error("plan", "--n-cpu-moe: '%s' is not a layer count", optarg);
+            p->n_cpu_moe = (uint32_t)v;
+            break;
         case 'j': rq->json = true; break;
         case 'o':
             if (!rep_format_is_table(optarg, &rq->fmt)) return cli_usage_error("plan", "-o: say md, csv, json or jsonl");

@@ -252,6 +252,46 @@ int model_hparams_from_config_json(model_hparams *hp, const char *text, size_t l
     return rc;
 }
 
+static bool key_ends(const char *key, const char *suffix) {
+    size_t k = strlen(key), n = strlen(suffix);
+    return k >= n && !strcmp(key + k - n, suffix);
+}
+
+/* model.safetensors.index.json lists the checkpoint's tensors. llama.cpp's
+ * converter writes what is there, not what config.json claims: no lm_head
+ * means a tied output, a q_proj bias means attention biases. */
+static int cfg_apply_index(model_hparams *hp, const char *dir, fc_err *err) {
+    char file[4096];
+    if (snprintf(file, sizeof file, "%s/model.safetensors.index.json", dir) >= (int)sizeof file) return FC_OK;
+    struct stat st;
+    if (stat(file, &st)) return FC_OK; /* optional */
+    char *text;
+    size_t len;
+    int rc = fc_read_file(file, MODEL_CONFIG_MAX_BYTES, &text, &len, err);
+    if (rc) return rc;
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    free(text);
+    if (!root) return fc_err_set(err, FC_EINPUT, "%s: line %d: %s", file, jerr.line, jerr.text);
+    const json_t *map = json_object_get(root, "weight_map");
+    if (!json_is_object(map)) {
+        json_decref(root);
+        return fc_err_set(err, FC_EINPUT, "%s: key \"weight_map\" is missing or not an object", file);
+    }
+    bool lm_head = false, embed = false, q_bias = false;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)map, key, v) {
+        lm_head |= key_ends(key, "lm_head.weight");
+        embed |= key_ends(key, "embed_tokens.weight");
+        q_bias |= key_ends(key, "layers.0.self_attn.q_proj.bias");
+    }
+    json_decref(root);
+    if (embed) hp->tied_embeddings = !lm_head;
+    if (q_bias) hp->attn_bias = true;
+    return FC_OK;
+}
+
 int model_hparams_from_config_path(model_hparams *hp, const char *path, fc_err *err) {
     char file[4096];
     struct stat st;
@@ -265,5 +305,6 @@ int model_hparams_from_config_path(model_hparams *hp, const char *path, fc_err *
     if (rc) return rc;
     rc = model_hparams_from_config_json(hp, text, len, file, err);
     free(text);
+    if (!rc && S_ISDIR(st.st_mode)) rc = cfg_apply_index(hp, path, err);
     return rc;
 }

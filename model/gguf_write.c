@@ -157,6 +157,15 @@ static int header(gguf_writer *w, uint8_t **out, size_t *len, fc_err *err) {
     return FC_OK;
 }
 
+int gguf_writer_size(gguf_writer *w, uint64_t *bytes, fc_err *err) {
+    uint8_t *hdr = NULL;
+    size_t hlen = 0;
+    int rc = header(w, &hdr, &hlen, err);
+    free(hdr);
+    if (!rc) *bytes = hlen + w->data_bytes;
+    return rc;
+}
+
 int gguf_writer_write(gguf_writer *w, FILE *fp, gguf_fill_fn fill, void *ctx, fc_err *err) {
     uint8_t *hdr = NULL;
     size_t hlen = 0;

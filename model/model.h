@@ -163,6 +163,8 @@ void gguf_writer_raw(gguf_writer *w, const char *key, uint32_t type, const void 
 /* data may be NULL: the fill callback given to gguf_writer_write produces it. */
 int gguf_writer_tensor(gguf_writer *w, const char *name, uint32_t type, uint32_t n_dims, const int64_t *ne,
                        const void *data, fc_err *err);
+/* Bytes gguf_writer_write will produce (header, metadata, aligned data). */
+int gguf_writer_size(gguf_writer *w, uint64_t *bytes, fc_err *err);
 /* Writes the whole file to fp. */
 int gguf_writer_write(gguf_writer *w, FILE *fp, gguf_fill_fn fill, void *ctx, fc_err *err);
 /* Writes to memory (tests): *out is malloc'd. */

@@ -45,6 +45,7 @@ void plan_params_default(plan_params *p) {
     /* llama.cpp's -fa auto turns flash attention on for CPU, CUDA and Metal. */
     p->flash_attn = true;
     p->n_gpu_layers = PLAN_NGL_ALL;
+    p->n_cpu_moe = 0;
 }
 
 static const char *const verdict_names[] = {"fits", "tight", "does not fit"};
@@ -167,21 +168,28 @@ static uint64_t ffn_bytes(const graph_dims *g) {
 /* Logits for every token of the ubatch (the reserve assumes all output). */
 static uint64_t output_bytes(const graph_dims *g) { return g->ub * F32_BYTES * (g->vocab + g->e); }
 
+static bool tensor_is_expert(const model_tensor *t);
+static bool expert_on_host(const plan_params *p, uint32_t il) { return p->exps_on_host || il < p->n_cpu_moe; }
+
 static void compute_buffers(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl) {
     const model_hparams *hp = &d->hp;
     graph_dims g;
     graph_dims_init(&g, hp, p, m->kv_cells);
     uint64_t host_layer_max = 0; /* biggest CPU-resident layer, copied to the GPU for big batches */
     uint64_t layer_bytes[MODEL_MAX_LAYERS] = {0};
-    for (uint32_t i = 0; i < d->n_tensors; i++)
-        if (d->tensors[i].layer >= 0 && (uint32_t)d->tensors[i].layer < hp->n_layer)
-            layer_bytes[d->tensors[i].layer] += d->tensors[i].bytes;
+    uint64_t host_expert_bytes[MODEL_MAX_LAYERS] = {0}; /* experts of GPU layers kept on the CPU */
+    for (uint32_t i = 0; i < d->n_tensors; i++) {
+        const model_tensor *t = &d->tensors[i];
+        if (t->layer < 0 || (uint32_t)t->layer >= hp->n_layer) continue;
+        layer_bytes[t->layer] += t->bytes;
+        if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) host_expert_bytes[t->layer] += t->bytes;
+    }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         int dev = placement_device(pl, il);
         plan_dev_mem *dm = dev_mem(m, dev);
         uint32_t cells = hp->swa_layer[il] ? m->kv_cells_swa : m->kv_cells;
         dm->compute = max_u64(dm->compute, max_u64(attn_bytes(&g, cells, p->flash_attn), ffn_bytes(&g)));
-        if (dev < 0) host_layer_max = max_u64(host_layer_max, layer_bytes[il]);
+        host_layer_max = max_u64(host_layer_max, dev < 0 ? layer_bytes[il] : host_expert_bytes[il]);
     }
     int out_dev = placement_device(pl, hp->n_layer);
     plan_dev_mem *om = dev_mem(m, out_dev);
@@ -197,6 +205,12 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
 
 /* ---- the whole breakdown ---------------------------------------------------- */
 
+/* Routed-expert tensors (weights and gpt-oss's biases): what --cpu-moe keeps on the CPU. */
+static bool tensor_is_expert(const model_tensor *t) {
+    return t->role == ROLE_FFN_GATE_EXPS || t->role == ROLE_FFN_UP_EXPS || t->role == ROLE_FFN_DOWN_EXPS ||
+           strstr(t->name, "_exps.") != NULL;
+}
+
 static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl, fc_err *err) {
     const model_hparams *hp = &d->hp;
     int out_dev = placement_device(pl, hp->n_layer);
@@ -205,8 +219,9 @@ static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params
     for (uint32_t i = 0; i < d->n_tensors; i++) {
         const model_tensor *t = &d->tensors[i];
         if (t->layer >= 0) {
-            bool exps = t->role == ROLE_FFN_GATE_EXPS || t->role == ROLE_FFN_UP_EXPS || t->role == ROLE_FFN_DOWN_EXPS;
-            dev_mem(m, exps && p->exps_on_host ? -1 : placement_device(pl, (uint32_t)t->layer))->weights += t->bytes;
+            int dev = placement_device(pl, (uint32_t)t->layer);
+            if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) dev = -1;
+            dev_mem(m, dev)->weights += t->bytes;
         } else if (t->role == ROLE_TOKEN_EMBD) {
             m->host.weights += t->bytes;
             /* Tied embeddings: the output is a second copy of token_embd on

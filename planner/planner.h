@@ -93,6 +93,7 @@ typedef struct plan_params {
     int32_t n_gpu_layers;      /* PLAN_NGL_ALL or 0..n_layer+1 as llama.cpp counts (+1 = output) */
     bool exps_on_host;         /* MoE expert tensors stay in host RAM (llama.cpp -ot exps=CPU, --cpu-moe) */
     float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
+    uint32_t n_cpu_moe;        /* expert tensors of layers 0..n-1 stay in host RAM (--n-cpu-moe) */
 } plan_params;
 
 void plan_params_default(plan_params *p);
@@ -262,6 +263,8 @@ typedef struct plan_speed_place {
     uint32_t kv_type;    /* ggml type of the KV cache (F16, Q8_0, Q4_0) */
 } plan_speed_place;
 
+/* Whether a device has anything to compute. */
+bool plan_speed_load_busy(const plan_speed_load *l);
 /* Fills setup->load[] from a model's tensor table and a placement. */
 int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_place *pl, fc_err *err);
 
@@ -312,7 +315,9 @@ typedef struct plan_meas_set {
 void plan_meas_set_free(plan_meas_set *s);
 /* Reads llama-bench `-o json` (an array) or `-o jsonl` (one object per line),
  * or fitcheck's own saved bench results (same fields). The machine the runs
- * came from is p (this machine's profile unless --hw says otherwise). */
+ * came from is p (this machine's profile unless --hw says otherwise).
+ * text[len] must be '\0' (fc_read_file's buffers are): the published-table
+ * form is scanned as a C string. */
 int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char *name, const probe_profile *p,
                      fc_err *err);
 double plan_meas_predict(const plan_meas *m, const plan_efficiency *e);

@@ -54,7 +54,17 @@ int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err) {
         char cuda_note[GPU_API_NOTE_MAX] = "", ocl_note[GPU_API_NOTE_MAX] = "";
         probe_cuda(p, opt, &bus, cuda_note, sizeof cuda_note);
         /* NVIDIA's OpenCL ICD lists the same cards again: CUDA measures them */
-        probe_opencl(p, opt, p->n_gpus > 0, ocl_note, sizeof ocl_note);
+        int n_cuda = p->n_gpus;
+        probe_opencl(p, opt, n_cuda > 0, ocl_note, sizeof ocl_note);
+        /* CUDA reads its links itself (again under load); OpenCL GPUs that
+         * tell their PCI address get theirs here */
+        for (int i = n_cuda; i < p->n_gpus; i++) {
+            probe_gpu *g = &p->gpus[i];
+            if (!g->pci_bus_id[0])
+                continue;
+            g->numa_node = probe_bus_numa(&bus, g->pci_bus_id);
+            probe_bus_link(&bus, g->pci_bus_id, &g->link);
+        }
         if (cuda_note[0])
             probe_gpu_note_add(p->gpu_note, sizeof p->gpu_note, "%s", cuda_note);
         if (ocl_note[0])
@@ -104,8 +114,10 @@ static void gpu_print_one(int i, const probe_gpu *g, FILE *out) {
             fprintf(out, ", copy %.1f GB/s", g->copy_gbs);
         if (g->launch_us > 0)
             fprintf(out, ", launch %.2f us", g->launch_us);
+        if (g->fp32_tflops > 0)
+            fprintf(out, ", fp32 %.1f TFLOPS", g->fp32_tflops);
         if (g->fp16_tflops > 0)
-            fprintf(out, ", fp16 %.1f / bf16 %.1f TFLOPS", g->fp16_tflops, g->bf16_tflops);
+            fprintf(out, ", fp16 %.1f / bf16 %.1f TFLOPS (mma.sync)", g->fp16_tflops, g->bf16_tflops);
         fputc('\n', out);
     }
     if (g->h2d_pinned_gbs > 0)

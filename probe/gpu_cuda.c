@@ -107,13 +107,18 @@ static const struct {
 /* ---- measurement shapes -------------------------------------------------- */
 #define CUDA_THREADS 256            /* threads per block for every kernel */
 #define CUDA_READ_BLOCKS_PER_SM 8   /* 2048 resident threads per SM */
-#define CUDA_MMA_BLOCKS_PER_SM 4
+#define CUDA_COMPUTE_BLOCKS_PER_SM 4
 #define CUDA_MMA_ITERS 4096
 /* fc_mma.cu: FC_MMA_CHAINS (4) mma.sync m16n8k16 per iteration per warp,
  * each 2 x 16 x 8 x 16 = 4096 flops. */
 #define CUDA_MMA_FLOPS_PER_WARP_ITER (4.0 * 4096.0)
+/* fc_stream.cu fc_fma: FC_FMA_CHAINS (8) fused multiply-adds of 2 flops
+ * per iteration per thread. */
+#define CUDA_FMA_ITERS 16384
+#define CUDA_FMA_FLOPS_PER_THREAD_ITER (8.0 * 2.0)
 #define CUDA_WARP 32
 #define CUDA_HOLD_MS 2              /* spin kernel holding the stream while copies queue */
+#define CUDA_CLOCK_KHZ_DEFAULT 1000000 /* SM clock assumed for the spin when the driver is silent */
 #define CUDA_MIN_BUFFER ((uint64_t)16 << 20)
 #define CUDA_ROUND ((uint64_t)1 << 20)
 /* VRAM used by others beyond our own context before the note says so. */
@@ -128,7 +133,7 @@ typedef struct cuda_dev {
     CUstream stream;
     CUevent ev_start, ev_stop;
     CUmodule mod_stream, mod_mma;
-    CUfunction fn_fill, fn_read, fn_empty, fn_spin, fn_mma_f16, fn_mma_bf16;
+    CUfunction fn_fill, fn_read, fn_empty, fn_spin, fn_fma, fn_mma_f16, fn_mma_bf16;
     CUdeviceptr buf_a, buf_b, sink;
     uint64_t buf_bytes;
     int sms, clock_khz, samples;
@@ -172,9 +177,11 @@ static bool cuda_load(cuda_api *cu, char *note, size_t cap) {
 }
 
 /* ---- what the driver says ------------------------------------------------- */
+/* 0 when the driver does not answer: some attributes are deprecated in newer
+ * drivers, and a missing figure must not stop the measurements. */
 static int cuda_attr(cuda_dev *d, int attr) {
     int v = 0;
-    return CUDA_OK(d, cuDeviceGetAttribute, (&v, attr, d->dev)) ? v : 0;
+    return d->cu->cuDeviceGetAttribute(&v, attr, d->dev) == CUDA_SUCCESS ? v : 0;
 }
 
 static bool cuda_describe(cuda_dev *d) {
@@ -193,21 +200,29 @@ static bool cuda_describe(cuda_dev *d) {
     g->cc_minor = cuda_attr(d, CU_ATTR_CC_MINOR);
     d->sms = g->compute_units = cuda_attr(d, CU_ATTR_MULTIPROCESSOR_COUNT);
     d->clock_khz = cuda_attr(d, CU_ATTR_CLOCK_RATE);
+    if (d->clock_khz <= 0)
+        d->clock_khz = CUDA_CLOCK_KHZ_DEFAULT;
     g->l2_bytes = (uint64_t)cuda_attr(d, CU_ATTR_L2_CACHE_SIZE);
     g->mem_bus_width_bits = cuda_attr(d, CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
     g->mem_clock_mhz = cuda_attr(d, CU_ATTR_MEMORY_CLOCK_RATE) / 1e3;
     /* double data rate: two transfers per clock on every bus-width bit */
     g->theoretical_gbs = 2.0 * g->mem_clock_mhz * 1e6 * g->mem_bus_width_bits / 8.0 / 1e9;
+    if (g->theoretical_gbs <= 0)
+        probe_gpu_note_add(g->note, sizeof g->note, "driver reports no memory clock or bus width");
     g->unified_memory = cuda_attr(d, CU_ATTR_INTEGRATED) || cuda_attr(d, CU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES);
     size_t total = 0;
     if (CUDA_OK(d, cuDeviceTotalMem_v2, (&total, d->dev)))
         g->vram_total = total;
+    if (!d->failed && d->sms <= 0)
+        probe_gpu_note_add(g->note, sizeof g->note, "driver reports no multiprocessors");
     return !d->failed && d->sms > 0;
 }
 
 /* ---- context, kernels, buffers ------------------------------------------- */
 /* Loads a module from the first embedded PTX of that name the driver takes:
- * nvcc's when built with it, else (or on an older driver) the committed one. */
+ * nvcc's when built with it, else (or on an older driver) the committed one.
+ * A module that does not load leaves the context usable: the caller decides
+ * whether the device's measurements can go on without it. */
 static bool cuda_module(cuda_dev *d, const char *module, CUmodule *out) {
     char log[CUDA_JIT_LOG_MAX] = "";
     CUresult last = CUDA_SUCCESS;
@@ -221,8 +236,10 @@ static bool cuda_module(cuda_dev *d, const char *module, CUmodule *out) {
             return true;
     }
     log[strcspn(log, "\n")] = '\0';
-    cuda_ok(d, last, module);
-    probe_gpu_note_add(d->g->note, sizeof d->g->note, "PTX %s did not load: %.120s", module, log);
+    const char *s = NULL;
+    if (d->cu->cuGetErrorString(last, &s) != CUDA_SUCCESS || !s)
+        s = "unknown error";
+    probe_gpu_note_add(d->g->note, sizeof d->g->note, "PTX %s did not load: %s (%d) %.100s", module, s, last, log);
     return false;
 }
 
@@ -242,10 +259,15 @@ static bool cuda_open(cuda_dev *d) {
     if (total_b - free_b > CUDA_BUSY_BYTES)
         probe_gpu_note_add(d->g->note, sizeof d->g->note, "%.1f GiB in use by others",
                            (double)(total_b - free_b) / FC_GIB);
-    if (!cuda_module(d, "stream", &d->mod_stream) || !cuda_function(d, d->mod_stream, "fc_fill", &d->fn_fill) ||
+    if (!cuda_module(d, "stream", &d->mod_stream)) {
+        d->failed = true; /* nothing can be measured without the memory kernels */
+        return false;
+    }
+    if (!cuda_function(d, d->mod_stream, "fc_fill", &d->fn_fill) ||
         !cuda_function(d, d->mod_stream, "fc_read", &d->fn_read) ||
         !cuda_function(d, d->mod_stream, "fc_empty", &d->fn_empty) ||
-        !cuda_function(d, d->mod_stream, "fc_spin", &d->fn_spin))
+        !cuda_function(d, d->mod_stream, "fc_spin", &d->fn_spin) ||
+        !cuda_function(d, d->mod_stream, "fc_fma", &d->fn_fma))
         return false;
     return CUDA_OK(d, cuStreamCreate, (&d->stream, 0)) && CUDA_OK(d, cuEventCreate, (&d->ev_start, 0)) &&
            CUDA_OK(d, cuEventCreate, (&d->ev_stop, 0));
@@ -407,8 +429,17 @@ static void cuda_measure_launch(cuda_dev *d) {
     d->g->launch_us = probe_gpu_median(v, d->samples);
 }
 
-static void cuda_measure_mma(cuda_dev *d) {
+/* fp32 on the CUDA cores, then fp16/bf16 on the tensor cores. */
+static void cuda_measure_compute(cuda_dev *d) {
     probe_gpu *g = d->g;
+    int fma_iters = CUDA_FMA_ITERS;
+    unsigned fma_grid = (unsigned)d->sms * CUDA_COMPUTE_BLOCKS_PER_SM;
+    void *fma_args[] = {&fma_iters, &d->sink};
+    cuda_work fma = {.fn = d->fn_fma, .grid = fma_grid, .args = fma_args};
+    double fma_flops = (double)fma_grid * CUDA_THREADS * fma_iters * CUDA_FMA_FLOPS_PER_THREAD_ITER;
+    g->fp32_tflops = cuda_time(d, &fma, fma_flops) / 1e3;
+    if (d->failed)
+        return;
     if (g->cc_major < 8) {
         probe_gpu_note_add(g->note, sizeof g->note, "no tensor-core test: mma.sync bf16 needs sm_80");
         return;
@@ -417,7 +448,7 @@ static void cuda_measure_mma(cuda_dev *d) {
         !cuda_function(d, d->mod_mma, "fc_mma_bf16", &d->fn_mma_bf16))
         return;
     int iters = CUDA_MMA_ITERS;
-    unsigned grid = (unsigned)d->sms * CUDA_MMA_BLOCKS_PER_SM;
+    unsigned grid = (unsigned)d->sms * CUDA_COMPUTE_BLOCKS_PER_SM;
     double flops = (double)grid * (CUDA_THREADS / CUDA_WARP) * iters * CUDA_MMA_FLOPS_PER_WARP_ITER;
     void *args[] = {&iters, &d->sink};
     cuda_work f16 = {.fn = d->fn_mma_f16, .grid = grid, .args = args};
@@ -494,7 +525,7 @@ static void cuda_probe_device(const cuda_api *cu, int ordinal, probe_gpu *g, con
         if (!d.failed)
             cuda_measure_launch(&d);
         if (!d.failed)
-            cuda_measure_mma(&d);
+            cuda_measure_compute(&d);
         if (!d.failed)
             cuda_measure_transfers(&d, opt, bus);
     }

@@ -39,6 +39,12 @@ typedef struct _cl_event *cl_event;
 #define CL_DEVICE_NAME 0x102B
 #define CL_DEVICE_VENDOR 0x102C
 #define CL_DEVICE_HOST_UNIFIED_MEMORY 0x1035
+/* cl_khr_pci_bus_info: where the device sits on PCI, for its link */
+#define CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
+
+typedef struct ocl_pci_bus_info {
+    cl_uint domain, bus, device, function;
+} ocl_pci_bus_info;
 #define CL_QUEUE_PROFILING_ENABLE (1u << 1)
 #define CL_MEM_READ_WRITE (1u << 0)
 #define CL_PROGRAM_BUILD_LOG 0x1183
@@ -193,6 +199,11 @@ static void ocl_describe(ocl_dev *d) {
     g->l2_bytes = ocl_info_ulong(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
     /* a CPU device is host memory by definition; HOST_UNIFIED_MEMORY says so
      * for integrated GPUs (deprecated in 2.0 but still answered) */
+    /* optional (an extension): asked directly, its absence is no failure */
+    ocl_pci_bus_info pci;
+    if (d->cl->clGetDeviceInfo(d->id, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, NULL) == CL_SUCCESS)
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%04x:%02x:%02x.%x", pci.domain & 0xffff, pci.bus & 0xff,
+                 pci.device & 0x1f, pci.function & 0x7);
     d->cpu = (ocl_info_ulong(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
     g->unified_memory = d->cpu || ocl_info_uint(d, CL_DEVICE_HOST_UNIFIED_MEMORY);
 }

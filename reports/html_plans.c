@@ -88,8 +88,8 @@ int html_fit(FILE *fp, const rep_report *r, fc_err *err) {
 enum { Q_NAME, Q_SIZE, Q_FITS, Q_PP, Q_TG, Q_LOSS, Q_COUNT };
 static const rep_col quant_cols[Q_COUNT] = {
     {NULL, "quantization", REP_LEFT, false}, {NULL, "size", REP_RIGHT, false},
-    {NULL, "fits", REP_LEFT, false},         {NULL, "prefill t/s (predicted)", REP_RIGHT, false},
-    {NULL, "generation t/s (predicted)", REP_RIGHT, false}, {NULL, "quality loss", REP_RIGHT, false},
+    {NULL, "runs on", REP_LEFT, false},      {NULL, "pp512 t/s (predicted)", REP_RIGHT, false},
+    {NULL, "tg128 t/s (predicted)", REP_RIGHT, false}, {NULL, "quality loss", REP_RIGHT, false},
 };
 
 static int quant_table(FILE *fp, const rep_plan_view *pv, fc_err *err) {
@@ -103,11 +103,12 @@ static int quant_table(FILE *fp, const rep_plan_view *pv, fc_err *err) {
         rep_row_mark(t, x->recommended ? REP_MARK_BEST : x->fits ? REP_MARK_NONE : REP_MARK_BAD);
         rep_cell_str(t, Q_NAME, x->name);
         rep_cell_gib(t, Q_SIZE, x->size);
-        rep_cell_str(t, Q_FITS, x->fits ? "yes" : "no");
+        rep_cell_str(t, Q_FITS, x->where[0] ? x->where : x->fits ? "fits" : "does not fit");
         rep_cell_ts(t, Q_PP, x->pp_ts, 0);
         rep_cell_ts(t, Q_TG, x->tg_ts, 0);
         if (x->quality_loss >= 0)
-            rep_cell_text(t, Q_LOSS, "+%.1f%% perplexity", x->quality_loss);
+            rep_cell_text(t, Q_LOSS, x->quality_loss < 1 ? "+%.2f%% perplexity" : "+%.1f%% perplexity",
+                          x->quality_loss);
         else
             rep_cell_str(t, Q_LOSS, "unknown");
     }
@@ -120,17 +121,22 @@ int html_quants(FILE *fp, const rep_report *r, fc_err *err) {
     if (plans_missing(fp, r)) return FC_OK;
     int shown = 0;
     for (int i = 0; i < r->n_plans; i++) {
-        if (r->plans[i].n_quants <= 0) continue;
-        int rc = quant_table(fp, &r->plans[i], err);
+        const rep_plan_view *pv = &r->plans[i];
+        if (pv->n_quants <= 0) {
+            char what[200];
+            snprintf(what, sizeof what, "%.120s: no quantization table.", pv->model);
+            html_missing(fp, what, pv->note[0] ? pv->note : "The planner made no choice for this model.");
+            continue;
+        }
+        int rc = quant_table(fp, pv, err);
         if (rc) return rc;
         shown++;
     }
-    if (!shown)
-        html_missing(fp, "No quantization table.", "The plans carry no per-quantization predictions.");
-    else
-        fputs("<p class=\"note\">The highlighted row is the recommendation: the highest-quality quantization that "
-              "fits every device with margin. Sizes are of the weights as llama.cpp's quantizer would type each "
-              "tensor.</p>\n",
+    if (shown)
+        fputs("<p class=\"note\">The highlighted row is the planner's recommendation: the highest quality that fits "
+              "wholly in the fastest memory (the reason is given with the command below). Speeds are predicted for "
+              "llama.cpp, llama-bench's pp512 and tg128 with the context filled; quality loss is the perplexity "
+              "increase over F16 from llama.cpp's published scoreboard.</p>\n",
               fp);
     return FC_OK;
 }

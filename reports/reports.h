@@ -229,8 +229,9 @@ typedef struct rep_plan_device {
 
 typedef struct rep_plan_quant {
     char name[16];                 /* "Q4_K_M" */
-    uint64_t size;                 /* weight bytes */
+    uint64_t size;                 /* file bytes */
     bool fits;
+    char where[32];                /* "GPU", "split", "CPU", "does not fit" */
     double pp_ts, tg_ts;           /* predicted; 0 = not predicted */
     double quality_loss;           /* perplexity increase over f16, percent; < 0 = unknown */
     bool recommended;
@@ -252,8 +253,10 @@ typedef struct rep_plan_view {
 } rep_plan_view;
 
 /* Plans model `spec` (GGUF path, config.json or catalog name) on hw: memory
- * per device, and every quantization of the ladder with its size and fit;
- * the recommendation is the highest-quality one that fits with margin. */
+ * per device, predicted speed against context depth, and the planner's
+ * choice: every quantization with its size, placement, speed and quality,
+ * the recommendation and its llama.cpp command. Where speed cannot be
+ * predicted (no measured bandwidth) the view's note says why. */
 int rep_plan_view_build(rep_plan_view *v, const char *spec, const struct plan_hw *hw, const struct plan_params *p,
                         fc_err *err);
 

@@ -57,3 +57,24 @@ extern "C" __global__ void fc_spin(long long cycles) {
     while (clock64() - start < cycles) {
     }
 }
+
+// fp32 throughput: each thread runs FC_FMA_CHAINS independent fused
+// multiply-add chains (2 flops each) for `iters` rounds, in registers.
+#define FC_FMA_CHAINS 8
+extern "C" __global__ void fc_fma(int iters, float *sink) {
+    float a = threadIdx.x * 1e-7f, b = 0.999999f, x[FC_FMA_CHAINS];
+#pragma unroll
+    for (int k = 0; k < FC_FMA_CHAINS; k++)
+        x[k] = a + k;
+    for (int it = 0; it < iters; it++) {
+#pragma unroll
+        for (int k = 0; k < FC_FMA_CHAINS; k++)
+            x[k] = fmaf(x[k], b, a);
+    }
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < FC_FMA_CHAINS; k++)
+        s += x[k];
+    if (s == -1.2345f)
+        sink[0] = s;
+}

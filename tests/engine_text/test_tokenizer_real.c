@@ -106,7 +106,29 @@ static void check_round_trip(const eng_tokenizer *t, const char *text) {
     free(back);
 }
 
+/* Random bytes (invalid UTF-8, NULs, stray control-token prefixes) never
+ * break the encoder, and the output stays within ENG_TOKENS_MAX. */
+static void check_garbage(const eng_tokenizer *t) {
+    static const char alphabet[] = "<|>_ \n\t0123456789abcXYZ\xC3\xA9\xF0\x9F\x98\x80\xE2\x96\x81";
+    uint64_t s = 12345;
+    char text[300];
+    int32_t ids[ENG_TOKENS_MAX(sizeof text)];
+    for (int round = 0; round < 300; round++) {
+        size_t len = (size_t)(round % (int)sizeof text);
+        for (size_t i = 0; i < len; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            uint8_t r = (uint8_t)(s >> 56);
+            text[i] = round % 2 ? (char)r : alphabet[r % (sizeof alphabet - 1)];
+        }
+        size_t n;
+        fc_err err = {0};
+        int rc = eng_tokenize(t, text, len, ENG_TOK_ADD_SPECIAL | ENG_TOK_PARSE_SPECIAL, ids, FC_ARRAY_LEN(ids), &n, &err);
+        CHECK_MSG(rc == FC_OK && n <= ENG_TOKENS_MAX(len), "garbage round %d: rc %d, %zu tokens", round, rc, n);
+    }
+}
+
 static void check_model(const eng_tokenizer *t, const known_ids *k, size_t n_known, const char *turn_end) {
+    check_garbage(t);
     check_known(t, k, n_known);
     for (size_t i = 0; i < FC_ARRAY_LEN(round_trips); i++) check_round_trip(t, round_trips[i]);
     int32_t ids[64];

@@ -12,10 +12,10 @@
 
 static const struct {
     const char *module;
-    const char *entries[4];
+    const char *entries[5];
 } expected[] = {
-    {"stream", {"fc_fill", "fc_read", "fc_empty", "fc_spin"}},
-    {"mma", {"fc_mma_f16", "fc_mma_bf16", NULL, NULL}},
+    {"stream", {"fc_fill", "fc_read", "fc_empty", "fc_spin", "fc_fma"}},
+    {"mma", {"fc_mma_f16", "fc_mma_bf16", NULL, NULL, NULL}},
 };
 
 static void check_module(const probe_ptx_module *m) {
@@ -27,7 +27,7 @@ static void check_module(const probe_ptx_module *m) {
         if (strcmp(expected[i].module, m->module) != 0)
             continue;
         known = true;
-        for (int e = 0; e < 4 && expected[i].entries[e]; e++) {
+        for (size_t e = 0; e < FC_ARRAY_LEN(expected[i].entries) && expected[i].entries[e]; e++) {
             char entry[64];
             snprintf(entry, sizeof entry, ".entry %s(", expected[i].entries[e]);
             CHECK_MSG(strstr(m->text, entry) != NULL, "%s/%s lacks %s", m->module, m->origin, entry);

@@ -1,7 +1,8 @@
 """Builds GGUF files byte by byte, so every field can be made hostile.
 
 Used by the hostile CLI tests (tests/hostile/) and to regenerate the fuzz seed
-corpus (fuzz/seeds/gguf/, `python3 tests/hostile/gguf_craft.py fuzz/seeds/gguf`).
+corpus (`python3 tests/hostile/gguf_craft.py fuzz/seeds/gguf` and
+`... fuzz/seeds/tokenizer tokenizer`).
 Layout from ggml's gguf.cpp: magic, version, n_tensors, n_kv, then key/values,
 tensor infos, padding to the alignment, tensor data."""
 import struct
@@ -104,12 +105,53 @@ def all_value_types():
     return build(kvs, [("w", [32, 2], Q8_0_TYPE, b"\1" * 68)], version=2)
 
 
-def write_seeds(folder):
-    seeds = {"empty.gguf": build([], []), "all_types.gguf": all_value_types(), "tiny_llama.gguf": tiny_llama()}
+def gpt2_byte_chars():
+    """GPT-2's byte -> printable character map (byte-level BPE vocabularies)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+
+
+def tokenizer_kvs(kind):
+    """A small but complete tokenizer: SentencePiece ("llama") with byte
+    fallback and scores, or byte-level BPE ("gpt2") with ranked merges."""
+    if kind == "llama":
+        words = ["\u2581the", "\u2581a", "he", "ll", "o", "\u2581", "t", "h", "e", "l"]
+        tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + words
+        types = [2, 3, 3] + [6] * 256 + [1] * len(words)
+        scores = [0.0] * 259 + [-float(i) for i in range(len(words))]
+        return [("tokenizer.ggml.model", STRING, "llama"), ("tokenizer.ggml.tokens", ARRAY, (STRING, tokens)),
+                ("tokenizer.ggml.scores", ARRAY, (F32, scores)), ("tokenizer.ggml.token_type", ARRAY, (I32, types)),
+                ("tokenizer.ggml.bos_token_id", U32, 1), ("tokenizer.ggml.eos_token_id", U32, 2),
+                ("tokenizer.ggml.unknown_token_id", U32, 0)]
+    bc = gpt2_byte_chars()
+    sp = bc[ord(" ")]
+    merges = [f"{sp} t", "h e", f"{sp}t he", "l l", "e ll", "o o"]
+    tokens = [bc[b] for b in range(256)] + [m.replace(" ", "") for m in merges] + ["<|endoftext|>", "<|im_start|>"]
+    types = [1] * (len(tokens) - 2) + [3, 3]
+    return [("tokenizer.ggml.model", STRING, "gpt2"), ("tokenizer.ggml.pre", STRING, "smollm"),
+            ("tokenizer.ggml.tokens", ARRAY, (STRING, tokens)), ("tokenizer.ggml.token_type", ARRAY, (I32, types)),
+            ("tokenizer.ggml.merges", ARRAY, (STRING, merges)),
+            ("tokenizer.ggml.bos_token_id", U32, len(tokens) - 2), ("tokenizer.ggml.eos_token_id", U32, len(tokens) - 2)]
+
+
+def write_seeds(folder, target="gguf"):
+    if target == "gguf":
+        seeds = {"empty.gguf": build([], []), "all_types.gguf": all_value_types(), "tiny_llama.gguf": tiny_llama()}
+    else:
+        # fuzz_tokenizer input: u16 text length, the text, then the GGUF.
+        text = "Hello the world, <|im_start|>héllo 12345 \u2581\xff".encode()
+        seeds = {f"{k}.bin": struct.pack("<H", len(text)) + text + build(tokenizer_kvs(k), [])
+                 for k in ("llama", "gpt2")}
     for name, blob in seeds.items():
         with open(f"{folder}/{name}", "wb") as fp:
             fp.write(blob)
 
 
 if __name__ == "__main__":
-    write_seeds(sys.argv[1])
+    write_seeds(sys.argv[1], *sys.argv[2:])

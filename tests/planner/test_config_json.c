@@ -81,6 +81,18 @@ static void check_load_dir(void) {
     CHECK(d.n_tensors == 2 * 9 + 3);
     model_desc_free(&d);
     CHECK(model_load(&d, dir, "Q9_9", &err) == FC_EINPUT);
+    /* The checkpoint's index decides: no lm_head.weight -> tied output (one tensor fewer). */
+    char index[256];
+    snprintf(index, sizeof index, "%s/model.safetensors.index.json", dir);
+    const char *idx = "{\"metadata\":{\"total_size\":1},\"weight_map\":{\"model.embed_tokens.weight\":\"a\","
+                      "\"model.layers.0.self_attn.q_proj.weight\":\"a\"}}";
+    CHECK(fc_write_file_atomic(index, idx, strlen(idx), &err) == FC_OK);
+    CHECK_MSG(model_load(&d, dir, "Q8_0", &err) == FC_OK, "%s", err.msg);
+    CHECK(d.hp.tied_embeddings && d.n_tensors == 2 * 9 + 2);
+    model_desc_free(&d);
+    CHECK(fc_write_file_atomic(index, "{\"weight_map\":[]}", 17, &err) == FC_OK);
+    CHECK(model_load(&d, dir, "Q8_0", &err) == FC_EINPUT && strstr(err.msg, "weight_map"));
+    remove(index);
     CHECK(model_load(&d, "no-such-model-7b", NULL, &err) == FC_EINPUT && strstr(err.msg, "no-such-model-7b"));
     remove(path);
     remove(dir);

@@ -156,6 +156,31 @@ static void check_placement(void) {
     model_desc_free(&d);
 }
 
+/* --cpu-moe keeps every routed-expert tensor in host RAM; --n-cpu-moe N those of layers < N. */
+static void check_cpu_moe(void) {
+    model_desc d;
+    load("qwen3-30b-a3b", NULL, &d);
+    uint64_t experts = 0, first4 = 0;
+    for (uint32_t i = 0; i < d.n_tensors; i++) {
+        const model_tensor *t = &d.tensors[i];
+        if (t->role != ROLE_FFN_GATE_EXPS && t->role != ROLE_FFN_UP_EXPS && t->role != ROLE_FFN_DOWN_EXPS) continue;
+        experts += t->bytes;
+        if (t->layer < 4) first4 += t->bytes;
+    }
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory all, cpu, part;
+    plan(&d, "rtx-4090", &p, &all);
+    p.exps_on_host = true;
+    plan(&d, "rtx-4090", &p, &cpu);
+    CHECK(cpu.gpu[0].weights == all.gpu[0].weights - experts && cpu.host.weights == all.host.weights + experts);
+    p.exps_on_host = false;
+    p.n_cpu_moe = 4;
+    plan(&d, "rtx-4090", &p, &part);
+    CHECK(part.gpu[0].weights == all.gpu[0].weights - first4);
+    model_desc_free(&d);
+}
+
 /* Apple: the GPU may use its share of unified memory (0.75 of 128 GiB). */
 static void check_apple_share(void) {
     model_desc d;
@@ -207,6 +232,7 @@ int main(void) {
     check_compute();
     check_placement();
     check_apple_share();
+    check_cpu_moe();
     check_catalogs();
     return check_done("memory");
 }
