@@ -20,6 +20,7 @@ int cli_report(int argc, char **argv);
 int cli_models(int argc, char **argv);
 int cli_hw(int argc, char **argv);
 int cli_gen(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 int cli_main_job(void);
 
 /* Prints "fitcheck VERB: message" to stderr and returns 2. */

@@ -55,7 +55,10 @@ static int inspect_file(const char *path, bool json, bool tensors) {
     }
     const model_hparams *hp = &d.hp;
     type_total totals[GGML_TYPE_COUNT] = {0};
+    uint32_t mix[ROLE_COUNT][GGML_TYPE_COUNT]; /* tensors per (role, type) */
+    memset(mix, 0, sizeof mix);
     for (uint32_t i = 0; i < d.n_tensors; i++) {
+        mix[d.tensors[i].role][d.tensors[i].type]++;
         type_total *tt = &totals[d.tensors[i].type];
         tt->bytes += d.tensors[i].bytes;
         tt->elements += f->tensors[i].n_elements;
@@ -115,11 +118,10 @@ static int inspect_file(const char *path, bool json, bool tensors) {
             json_array_append_new(types, e);
         }
         json_object_set_new(o, "types", types);
-        json_t *mix = json_array();
+        json_t *mixa = json_array();
         for (int r = 0; r < ROLE_COUNT; r++)
             for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
-                uint32_t n = 0;
-                for (uint32_t i = 0; i < d.n_tensors; i++) n += d.tensors[i].role == r && d.tensors[i].type == t;
+                uint32_t n = mix[r][t];
                 if (!n) continue;
                 char layers[1024];
                 layer_ranges(&d, r, t, layers, sizeof layers);
@@ -128,9 +130,9 @@ static int inspect_file(const char *path, bool json, bool tensors) {
                 json_object_set_new(e, "type", json_string(ggml_type_get(t)->name));
                 json_object_set_new(e, "tensors", json_integer(n));
                 json_object_set_new(e, "layers", json_string(layers));
-                json_array_append_new(mix, e);
+                json_array_append_new(mixa, e);
             }
-        json_object_set_new(o, "mix", mix);
+        json_object_set_new(o, "mix", mixa);
         if (tensors) {
             json_t *ta = json_array();
             for (uint64_t i = 0; i < f->n_tensors; i++) {
@@ -177,8 +179,7 @@ static int inspect_file(const char *path, bool json, bool tensors) {
         printf("\nquantization mix (role: type [layers])\n");
         for (int r = 0; r < ROLE_COUNT; r++)
             for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
-                uint32_t n = 0;
-                for (uint32_t i = 0; i < d.n_tensors; i++) n += d.tensors[i].role == r && d.tensors[i].type == t;
+                uint32_t n = mix[r][t];
                 if (!n) continue;
                 char layers[1024];
                 layer_ranges(&d, r, t, layers, sizeof layers);

@@ -12,6 +12,7 @@ static const cli_verb verbs[] = {
     {"models",  "list the built-in model catalog", cli_models},
     {"hw",      "list the built-in hardware catalog", cli_hw},
     {"gen",     "write a random-weight GGUF with a catalog model's shapes", cli_gen},
+    {"calibrate", "refit the speed model to llama-bench or fitcheck bench results", cli_calibrate},
 };
 
 static void usage(FILE *out) {
@@ -19,7 +20,7 @@ static void usage(FILE *out) {
             "usage: fitcheck [VERB] [options]\n\n"
             "With no verb: probe this machine quickly and say which catalog models fit and how fast.\n\n"
             "verbs:\n");
-    for (size_t i = 0; i < FC_ARRAY_LEN(verbs); i++) fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+    for (size_t i = 0; i < FC_ARRAY_LEN(verbs); i++) fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out,
             "\n'fitcheck VERB --help' describes a verb's options. Most verbs take --json.\n"
             "Exit status: 0 success, 1 runtime failure, 2 bad usage or bad input.\n");

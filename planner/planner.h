@@ -263,6 +263,8 @@ typedef struct plan_speed_place {
     uint32_t kv_type;    /* ggml type of the KV cache (F16, Q8_0, Q4_0) */
 } plan_speed_place;
 
+/* Whether a device has anything to compute. */
+bool plan_speed_load_busy(const plan_speed_load *l);
 /* Fills setup->load[] from a model's tensor table and a placement. */
 int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_place *pl, fc_err *err);
 

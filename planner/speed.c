@@ -16,6 +16,13 @@ static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_set
     return &e->set[be][eng];
 }
 
+bool plan_speed_load_busy(const plan_speed_load *l) {
+    if (l->n_layers || l->out_elems > 0) return true;
+    for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+        if (l->elems[t] > 0) return true;
+    return false;
+}
+
 /* Cached positions a layer kind attends to at a depth: sliding-window layers
  * see at most the window. */
 static double attended(double depth, uint32_t window) { return window && depth > window ? window : depth; }
@@ -41,8 +48,8 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         const plan_speed_load *l = &s->load[d];
         const plan_speed_dev *dv = &s->dev[d];
         const plan_eff_set *f = eff_of(e, s, d);
+        if (!plan_speed_load_busy(l)) continue;
         double t_mat = matvec_s(l, dv, f);
-        if (l->n_layers == 0 && t_mat == 0) continue;
         double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dv->gflops * GIGA;
         double swa = attended(depth, l->swa_window);
         double kv = l->kv_bytes_full * depth + l->kv_bytes_swa * swa;
@@ -75,6 +82,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
     bool upload = s->pp_dev >= 0 && n >= PLAN_UPLOAD_MIN_BATCH;
     for (int d = 0; d < s->n_dev; d++) {
         const plan_speed_load *l = &s->load[d];
+        if (!plan_speed_load_busy(l)) continue;
         /* Host-resident layers run on the GPU for big batches: the weights are
          * copied over the bus once per ubatch, then computed at GPU speed. */
         int run = upload && l->host_resident ? s->pp_dev : d;

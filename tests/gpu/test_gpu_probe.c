@@ -5,6 +5,7 @@
 #include "tests/check.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Skip (exit 77) only when the OpenCL loader or PoCL is really absent. */
@@ -73,7 +74,22 @@ static void check_pocl(void) {
     CHECK(cpu->h2d_pageable_gbs > 0);
     CHECK(cpu->d2h_pageable_gbs > 0);
     CHECK_MSG(cpu->note[0] == '\0', "device note: %s", cpu->note);
-    probe_gpus_print(&p, stdout);
+
+    /* the table fitcheck probe prints names the device and its numbers */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    CHECK(mem != NULL);
+    if (!mem)
+        return;
+    probe_gpus_print(&p, mem);
+    fclose(mem);
+    fputs(text, stdout);
+    CHECK(strstr(text, cpu->name) != NULL);
+    CHECK(strstr(text, "[opencl]") != NULL);
+    CHECK(strstr(text, "unified memory") != NULL);
+    CHECK(strstr(text, "read ") != NULL);
+    free(text);
 }
 
 int main(void) {

@@ -1,0 +1,160 @@
+/* fitcheck calibrate FILES...: refits the speed model's efficiency constants
+ * to the user's own measurements (llama-bench -o json/jsonl output imported
+ * as-is, fitcheck run --bench results, published-result tables) and saves
+ * them where `fitcheck plan` finds them. */
+#include "cli/cli.h"
+#include "planner/planner.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CALIBRATE_MAX_FILES 64
+
+typedef struct calibrate_request {
+    const char *files[CALIBRATE_MAX_FILES];
+    int n_files;
+    const char *hw;      /* a probe profile of the machine the runs came from */
+    const char *out;     /* NULL: the default calibration file */
+    bool dry_run, json;
+} calibrate_request;
+
+static void calibrate_usage(FILE *out) {
+    fprintf(out,
+            "usage: fitcheck calibrate FILE... [options]\n\n"
+            "Refits the speed model's efficiency constants (bandwidth efficiency, per-type kernel\n"
+            "rates, attention, fixed costs; docs/speed-model.md) to measurements and saves them for\n"
+            "'fitcheck plan'. Prints the prediction error before and after the fit.\n\n"
+            "FILE is any of:\n"
+            "  llama-bench output: llama-bench -o json > a.json, or -o jsonl\n"
+            "  fitcheck run --bench results saved with -o jsonl\n"
+            "  a published-results table shaped like data/published_bench.csv\n\n"
+            "options:\n"
+            "  --hw FILE.json   probe profile of the machine the runs came from (default: this one)\n"
+            "  --out FILE       where to save (default: $XDG_CACHE_HOME/fitcheck/calibration.json)\n"
+            "  --dry-run        fit and report, save nothing\n"
+            "  --json           machine-readable output\n");
+}
+
+static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
+    static const struct option opts[] = {
+        {"hw", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'}, {"dry-run", no_argument, 0, 'n'},
+        {"json", no_argument, 0, 'j'},     {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
+    };
+    memset(rq, 0, sizeof *rq);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w': rq->hw = optarg; break;
+        case 'o': rq->out = optarg; break;
+        case 'n': rq->dry_run = true; break;
+        case 'j': rq->json = true; break;
+        case 'h': calibrate_usage(stdout); return -1;
+        default: return cli_usage_error("calibrate", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    for (; optind < argc; optind++) {
+        if (rq->n_files >= CALIBRATE_MAX_FILES)
+            return cli_usage_error("calibrate", "more than %d files", CALIBRATE_MAX_FILES);
+        rq->files[rq->n_files++] = argv[optind];
+    }
+    if (!rq->n_files) return cli_usage_error("calibrate", "no measurement FILE given");
+    return FC_OK;
+}
+
+static int load_profile(const calibrate_request *rq, probe_profile *p, fc_err *err) {
+    if (rq->hw) return probe_profile_load(p, rq->hw, err);
+    fc_err perr = {0};
+    /* No profile is fine for GPU and published results; CPU results then
+     * fail with a message that says to run 'fitcheck probe'. */
+    if (probe_profile_get(p, false, &perr)) memset(p, 0, sizeof *p);
+    return FC_OK;
+}
+
+static int import_all(const calibrate_request *rq, const probe_profile *p, plan_meas_set *set, fc_err *err) {
+    for (int i = 0; i < rq->n_files; i++) {
+        char *text;
+        size_t len;
+        int rc = fc_read_file(rq->files[i], PLAN_MEAS_FILE_MAX, &text, &len, err);
+        if (rc) return rc;
+        rc = plan_meas_import(set, text, len, rq->files[i], p, err);
+        free(text);
+        if (rc) return rc;
+    }
+    return FC_OK;
+}
+
+static void report_text(const plan_meas_set *set, const plan_efficiency *before_e, const plan_efficiency *after_e,
+                        const plan_fit_stats *b, const plan_fit_stats *a, const char *saved) {
+    printf("%-48s %10s %10s %10s\n", "measurement", "measured", "before", "after");
+    for (int i = 0; i < set->n; i++)
+        printf("%-48s %10.2f %10.2f %10.2f\n", set->m[i].label, set->m[i].tps, plan_meas_predict(&set->m[i], before_e),
+               plan_meas_predict(&set->m[i], after_e));
+    printf("\n%d measurements: median |error| %.1f%% -> %.1f%%, max %.1f%% -> %.1f%%\n", b->n, 100 * b->median_abs_err,
+           100 * a->median_abs_err, 100 * b->max_abs_err, 100 * a->max_abs_err);
+    if (saved) printf("saved %s (used by 'fitcheck plan'; delete it to return to the built-in constants)\n", saved);
+    else printf("not saved (--dry-run)\n");
+}
+
+static void report_json(const plan_meas_set *set, const plan_efficiency *before_e, const plan_efficiency *after_e,
+                        const plan_fit_stats *b, const plan_fit_stats *a, const char *saved) {
+    json_t *rows = json_array();
+    for (int i = 0; i < set->n; i++)
+        json_array_append_new(rows, json_pack("{s:s,s:f,s:f,s:f}", "label", set->m[i].label, "measured_tps",
+                                              set->m[i].tps, "before_tps", plan_meas_predict(&set->m[i], before_e),
+                                              "after_tps", plan_meas_predict(&set->m[i], after_e)));
+    json_t *root = json_pack("{s:i,s:{s:f,s:f},s:{s:f,s:f},s:o,s:o}", "n", b->n, "before", "median_abs_err",
+                             b->median_abs_err, "max_abs_err", b->max_abs_err, "after", "median_abs_err",
+                             a->median_abs_err, "max_abs_err", a->max_abs_err, "saved",
+                             saved ? json_string(saved) : json_null(), "measurements", rows);
+    json_dumpf(root, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(root);
+}
+
+int cli_calibrate(int argc, char **argv) {
+    calibrate_request rq;
+    int rc = calibrate_parse(argc, argv, &rq);
+    if (rc) return rc < 0 ? 0 : rc;
+    fc_err err = {0};
+    probe_profile *p = calloc(1, sizeof *p);
+    plan_efficiency *before = calloc(1, sizeof *before), *after = calloc(1, sizeof *after);
+    plan_meas_set set = {0};
+    char path[4096];
+    if (!p || !before || !after) rc = fc_err_set(&err, FC_ERUNTIME, "out of memory");
+    if (!rc) rc = load_profile(&rq, p, &err);
+    if (!rc) rc = import_all(&rq, p, &set, &err);
+    if (!rc) rc = rq.out ? (snprintf(path, sizeof path, "%s", rq.out), FC_OK)
+                         : plan_calibration_default_path(path, sizeof path, &err);
+    /* Start from the constants in use: the file being refitted, else the default calibration. */
+    if (!rc) rc = plan_efficiency_load(before, access(path, F_OK) == 0 ? path : NULL, &err);
+    plan_fit_stats b = {0}, a = {0};
+    if (!rc) {
+        *after = *before;
+        rc = plan_calibrate(after, &set, &b, &a, &err);
+    }
+    if (!rc && !rq.dry_run) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            rc = fc_mkdir_p(dir, &err);
+        }
+        if (!rc) rc = plan_efficiency_save(after, path, &err);
+    }
+    if (!rc) {
+        const char *saved = rq.dry_run ? NULL : path;
+        if (rq.json) report_json(&set, before, after, &b, &a, saved);
+        else report_text(&set, before, after, &b, &a, saved);
+    }
+    plan_meas_set_free(&set);
+    free(p);
+    free(before);
+    free(after);
+    return rc ? cli_report_error("calibrate", &err) : 0;
+}

@@ -1,0 +1,121 @@
+/* The recommendation logic on catalog models and catalog hardware: fitting
+ * wholly in VRAM beats a split; VRAM is per card, never summed; MoE experts
+ * go to RAM when that makes the rest fit; --min-tps is honoured. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static plan_choice *choose(const char *model, const char *hw_spec, double min_tps, plan_hw *hw) {
+    fc_err err = {0};
+    plan_efficiency e;
+    plan_params p;
+    plan_params_default(&p);
+    CHECK_MSG(plan_efficiency_builtin(&e, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_hw_from_catalog(hw, hw_spec, &err) == FC_OK, "%s", err.msg);
+    plan_choice *c = calloc(1, sizeof *c);
+    CHECK_MSG(plan_choose(c, model, hw, &p, min_tps, &e, &err) == FC_OK, "%s", err.msg);
+    return c;
+}
+
+static const plan_choice_row *row(const plan_choice *c, const char *quant) {
+    for (int i = 0; i < c->n_row; i++)
+        if (!strcmp(c->row[i].quant, quant)) return &c->row[i];
+    return NULL;
+}
+
+static void test_vram_beats_split(void) {
+    plan_hw hw;
+    plan_choice *c = choose("llama-3.1-8b", "rtx-4090", 0, &hw);
+    CHECK(c->best >= 0 && c->row[c->best].where == PLAN_ON_GPU);
+    /* The highest quality that fits in 24 GB: F16 (14.96 GiB). */
+    CHECK(c->best >= 0 && c->row[c->best].ppl_pct == 0);
+    const plan_choice_row *q4 = row(c, "Q4_K_M"), *f16 = row(c, "F16");
+    CHECK(q4 && f16 && q4->speed.tg128 > 2 * f16->speed.tg128); /* decode follows the bytes */
+    CHECK(q4 && q4->speed.tg_depth < q4->speed.tg128);          /* and slows with context */
+    free(c);
+}
+
+static void test_vram_per_card(void) {
+    plan_hw hw;
+    /* One 24 GB card: nothing over 24 GiB can be on the GPU alone. */
+    plan_choice *c = choose("llama-3.1-70b", "rtx-4090", 0, &hw);
+    for (int i = 0; i < c->n_row; i++)
+        if (c->row[i].file_bytes > 24 * FC_GIB) CHECK_MSG(c->row[i].where != PLAN_ON_GPU, "%s", c->row[i].quant);
+    const plan_choice_row *q4 = row(c, "Q4_K_M");
+    CHECK(q4 && q4->where != PLAN_ON_GPU);
+    free(c);
+    /* Two cards: Q4_K_M (39.6 GiB) fits across them, each card within its own 24 GB. */
+    c = choose("llama-3.1-70b", "rtx-4090,rtx-4090", 0, &hw);
+    q4 = row(c, "Q4_K_M");
+    CHECK(q4 && q4->where == PLAN_ON_GPU && q4->n_gpu == 2 && q4->gpu_layers[0] > 0 && q4->gpu_layers[1] > 0);
+    /* ...but Q8_0 (69.8 GiB) does not: two 24 GB cards are not one 48 GB pool. */
+    const plan_choice_row *q8 = row(c, "Q8_0");
+    CHECK(q8 && q8->where != PLAN_ON_GPU);
+    for (int i = 0; i < c->n_row; i++) {
+        if (c->row[i].where != PLAN_ON_GPU) continue;
+        model_desc d;
+        fc_err err = {0};
+        plan_memory m;
+        CHECK(model_load(&d, "llama-3.1-70b", c->row[i].quant, &err) == FC_OK);
+        CHECK(plan_memory_compute(&m, &d, &hw, &c->row[i].params, &err) == FC_OK);
+        for (int g = 0; g < m.n_gpu; g++) CHECK_MSG(m.gpu[g].total <= m.gpu[g].capacity, "%s", c->row[i].quant);
+        model_desc_free(&d);
+    }
+    char llama[2048], ollama[256];
+    plan_choice_commands(c, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    CHECK(strstr(llama, "-ts ") != NULL && strstr(llama, "-ngl 999") && strstr(ollama, "num_ctx 4096"));
+    free(c);
+}
+
+static void test_moe_experts_to_ram(void) {
+    plan_hw hw;
+    plan_choice *c = choose("qwen3-30b-a3b", "rtx-4060-ti-16gb,cpu-ddr5-6400-2ch:64", 0, &hw);
+    const plan_choice_row *q4 = row(c, "Q4_K_M");
+    CHECK(q4 && q4->where == PLAN_ON_GPU_EXPS_CPU && q4->params.exps_on_host);
+    /* The experts (about 16 of the 17 GiB) are in RAM; the card holds the rest within its own VRAM. */
+    if (q4) {
+        model_desc d;
+        fc_err err = {0};
+        plan_memory m;
+        CHECK(model_load(&d, "qwen3-30b-a3b", "Q4_K_M", &err) == FC_OK);
+        CHECK(plan_memory_compute(&m, &d, &hw, &q4->params, &err) == FC_OK);
+        CHECK(m.host.weights > 14 * FC_GIB && m.gpu[0].total <= m.gpu[0].capacity);
+        CHECK(q4->speed.tg128 > 0 && q4->speed.pp512 > 0);
+        model_desc_free(&d);
+    }
+    /* A quant small enough for the card needs no expert override, and the
+     * recommendation, if it is one, says so in its command. */
+    const plan_choice_row *q2 = row(c, "Q2_K");
+    CHECK(q2 && q2->where == PLAN_ON_GPU);
+    c->best = (int)(q4 - c->row);
+    char llama[2048], ollama[256];
+    plan_choice_commands(c, "q.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    CHECK(strstr(llama, "-ot \"exps=CPU\"") != NULL);
+    free(c);
+}
+
+static void test_min_tps(void) {
+    plan_hw hw;
+    plan_choice *c = choose("llama-3.1-8b", "rtx-4090", 100, &hw);
+    /* 100 t/s rules out F16, Q8_0 (~55, ~95 t/s): the best quality above it. */
+    CHECK(c->best >= 0 && c->row[c->best].speed.tg128 >= 100);
+    CHECK(c->best >= 0 && c->row[c->best].ppl_pct > 0.03);
+    free(c);
+    c = choose("llama-3.1-8b", "rtx-4090", 1e5, &hw);
+    CHECK(c->best >= 0 && strstr(c->reason, "nothing reaches"));
+    free(c);
+}
+
+int main(void) {
+    double ppl, kld;
+    CHECK(plan_quality("Q4_K_M", &ppl, &kld) == FC_OK && ppl == 4.83 && kld == 0.0313);
+    CHECK(plan_quality("Q5_K_S", &ppl, &kld) == FC_OK && ppl == 1.89 && kld < 0);
+    CHECK(plan_quality("Q9_K", &ppl, &kld) == FC_EINPUT);
+    test_vram_beats_split();
+    test_vram_per_card();
+    test_moe_experts_to_ram();
+    test_min_tps();
+    return check_done("choose");
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# calibrate and the speed part of plan from the command line: exit statuses,
+# messages naming the bad field, the calibration file, JSON shape.
+set -u
+bin="${FITCHECK_BIN:?}" src="${FITCHECK_SRC:?}"
+tmp=$(mktemp -d /tmp/fc_speed_cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"   # never touch the user's calibration
+out="$tmp/out" errf="$tmp/err"
+fail=0
+t() { # expected-status description command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$out" 2>"$errf"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then echo "FAIL: $what: exit $got, expected $want"; cat "$errf"; fail=1; fi
+}
+t 0 "calibrate --help" "$bin" calibrate --help
+t 2 "calibrate without files" "$bin" calibrate
+t 2 "calibrate bad flag" "$bin" calibrate --frobnicate x
+t 2 "calibrate missing file" "$bin" calibrate "$tmp/none.json"
+printf '[{"model_type":"llama 7B Q4_0","model_size":3825065984,"model_n_params":6738415616,"n_threads":4,"n_prompt":0,"n_gen":128,"avg_ts":"fast"}]' >"$tmp/bad.json"
+t 2 "calibrate hostile json" "$bin" calibrate "$tmp/bad.json"
+grep -q "avg_ts" "$errf" || { echo "FAIL: hostile field not named"; cat "$errf"; fail=1; }
+printf '{"n_gen":\n' >"$tmp/bad.jsonl"
+t 2 "calibrate truncated jsonl" "$bin" calibrate "$tmp/bad.jsonl"
+t 0 "calibrate published, dry run" "$bin" calibrate --dry-run "$src/data/published_bench.csv"
+grep -q "median |error|" "$out" || { echo "FAIL: no fit quality printed"; fail=1; }
+[ ! -e "$tmp/cache/fitcheck/calibration.json" ] || { echo "FAIL: --dry-run saved"; fail=1; }
+t 0 "calibrate saves" "$bin" calibrate --json "$src/data/published_bench.csv"
+python3 - "$out" "$tmp/cache/fitcheck/calibration.json" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["after"]["median_abs_err"] <= r["before"]["median_abs_err"], r
+assert r["n"] >= 30 and r["saved"].endswith("calibration.json"), r
+c = json.load(open(sys.argv[2]))
+assert c["schema"] == 1 and isinstance(c["rows"], list)
+PY
+echo '{"schema":1,"rows":[{"backend":"CUDA"}]}' >"$tmp/cache/fitcheck/calibration.json"
+t 2 "plan with a broken calibration" "$bin" plan llama-3.1-8b --hw rtx-4090
+grep -q "calibration.json" "$errf" || { echo "FAIL: broken calibration not named"; fail=1; }
+rm -f "$tmp/cache/fitcheck/calibration.json"
+t 0 "plan speed --json" "$bin" plan llama-3.1-8b --hw rtx-4090 --min-tps 100 --json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["speed"]["tg128_tps"] > 50, d["speed"]
+q = {r["quant"]: r for r in d["quantizations"]}
+assert q["F16"]["fits"] == "GPU" and q["Q4_K_M"]["ppl_increase_pct"] == 4.83
+rec = d["recommendation"]
+assert q[rec["quant"]]["speed"]["tg128_tps"] >= 100, rec
+assert rec["llama_cpp"].startswith("llama-server -m ") and "-ngl 999" in rec["llama_cpp"], rec
+assert "num_ctx 4096" in rec["ollama"], rec
+PY
+t 0 "plan --ctx-sweep" "$bin" plan llama-3.1-8b --hw rtx-4090 --ctx 8192 --ctx-sweep
+grep -q "^    8192 " "$out" || { echo "FAIL: sweep does not reach the context"; fail=1; }
+t 2 "plan bad --min-tps" "$bin" plan llama-3.1-8b --min-tps fast
+t 0 "plan --hw all" "$bin" plan llama-3.1-70b --hw all --json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+hw = d["hardware"]
+assert len(hw) >= 40, len(hw)
+order = ["GPU", "GPU+experts in RAM", "split", "CPU", "does not fit"]
+ranks = [order.index(h["fits"]) for h in hw]
+assert ranks == sorted(ranks), "not ranked by fit"
+gpu = [h for h in hw if h["fits"] == "GPU"]
+assert all(a["speed"]["tg128_tps"] >= b["speed"]["tg128_tps"] for a, b in zip(gpu, gpu[1:])), "not ranked by speed"
+assert not any(h["device"] == "rtx-4090" for h in gpu), "a 24 GB card cannot hold 70B Q4_K_M"
+PY
+exit $fail
