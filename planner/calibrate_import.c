@@ -191,8 +191,8 @@ static int import_result(const jctx *c, json_t *o, plan_meas_set *set, const pro
     m->n_depth = (int)n_depth;
     m->tps = avg_ts;
     m->setup.engine = engine;
-    snprintf(m->label, sizeof m->label, "%.40s %s%d%s t%d", model_type, n_gen > 0 ? "tg" : "pp",
-             (int)(n_gen > 0 ? n_gen : n_prompt), n_depth > 0 ? "@d" : "", (int)n_threads);
+    snprintf(m->label, sizeof m->label, "%.40s %s%d t%d", model_type, n_gen > 0 ? "tg" : "pp",
+             (int)(n_gen > 0 ? n_gen : n_prompt), (int)n_threads);
     if (n_depth > 0) {
         size_t l = strlen(m->label);
         snprintf(m->label + l, sizeof m->label - l, " d%d", (int)n_depth);

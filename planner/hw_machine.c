@@ -56,8 +56,10 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     h->mem_free = p->ram_available ? p->ram_available : p->ram_total;
     if (p->cgroup_mem_max && p->cgroup_mem_max < h->mem_free) h->mem_free = p->cgroup_mem_max;
     h->bandwidth_gbs = p->read_gbs;
-    /* the speed model's CPU throughput: measured SGEMM on all cores */
-    h->fp32_tflops = (p->sgemm_gflops_all > 0 ? p->sgemm_gflops_all : p->sgemm_gflops_1t * p->n_cores) / 1000.0;
+    /* the speed model's CPU throughput: one core's measured SGEMM times the
+     * cores, as plan_speed_dev_cpu counts it (the all-core run suffers most
+     * from a busy machine) */
+    h->fp32_tflops = (p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t * p->n_cores : p->sgemm_gflops_all) / 1000.0;
     h->n_cores = p->n_cores;
     snprintf(h->source, sizeof h->source, "probe profile of %s (%s)", p->hostname, p->created);
     if (!h->mem_total) return fc_err_set(err, FC_EINPUT, "machine profile has no RAM size");

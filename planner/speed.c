@@ -126,12 +126,16 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
     snprintf(d->name, sizeof d->name, "%.63s", p->cpu_model[0] ? p->cpu_model : "CPU");
     int cores = p->n_cores > 0 ? p->n_cores : 1;
     if (n_threads <= 0 || n_threads > cores) n_threads = cores; /* more threads than cores only contend */
-    /* Bandwidth at this thread count: the probe's scaling curve when it has the
-     * point, else the all-core figure (one core cannot saturate DRAM). */
-    double bw = p->read_gbs;
-    for (int i = 0; i < p->n_scaling; i++)
-        if ((int)p->scaling[i].x == n_threads && p->scaling[i].gbs > 0) bw = p->scaling[i].gbs;
-    if (n_threads == 1 && p->read_1t_gbs > 0) bw = p->read_1t_gbs;
+    /* Bandwidth at this thread count: the all-core read figure, scaled by the
+     * shape of the probe's thread-scaling curve when fewer threads are used
+     * (one core cannot saturate DRAM). Only the curve's shape is trusted: its
+     * points are short runs that a busy machine drags down. */
+    double bw = p->read_gbs, at_n = 0, at_all = 0;
+    for (int i = 0; i < p->n_scaling; i++) {
+        if ((int)p->scaling[i].x == n_threads) at_n = p->scaling[i].gbs;
+        if ((int)p->scaling[i].x == cores) at_all = p->scaling[i].gbs;
+    }
+    if (n_threads < cores && at_n > 0 && at_all > 0) bw *= fmin(1.0, at_n / at_all);
     d->mem_gbs = bw;
     double per_thread = p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t
                         : p->sgemm_gflops_all > 0 ? p->sgemm_gflops_all / cores
