@@ -358,7 +358,13 @@ int cli_run(int argc, char **argv) {
         switch (ch) {
         case 'h': usage(stdout); return 0;
         case OPT_TOKENS: o.tokens = optarg; break;
-        case 'n': o.gen_list = optarg; break;
+        case 'n': {
+            uint32_t tmp[ENG_BENCH_MAX_TESTS], cnt;
+            if (!parse_list(optarg, tmp, ENG_BENCH_MAX_TESTS, &cnt, RUN_MAX_GEN))
+                return cli_usage_error("run", "-n/--n-gen: '%s' is not a token count (or comma list of counts)", optarg);
+            o.gen_list = optarg;
+            break;
+        }
         case 'p': o.prompt = optarg; break;
         case OPT_JSON: o.fmt = "json"; break;
         case OPT_SAVE: o.save = optarg; break;
@@ -392,20 +398,21 @@ int cli_run(int argc, char **argv) {
                 return cli_usage_error("run", "--isa %s: this CPU does not support it", optarg);
             break;
         case 'd':
-            if (!cli_parse_i64(optarg, 0, RUN_MAX_CTX, &v)) return cli_usage_error("run", "-d: bad depth '%s'", optarg);
+            if (!cli_parse_i64(optarg, 0, RUN_MAX_CTX, &v))
+                return cli_usage_error("run", "-d/--depth: '%s' is not a depth in 0..%u", optarg, RUN_MAX_CTX);
             o.depth = (uint32_t)v;
             break;
         case 'r':
-            if (!cli_parse_i64(optarg, 1, 64, &v)) return cli_usage_error("run", "-r: repetitions must be 1..64");
+            if (!cli_parse_i64(optarg, 1, 64, &v)) return cli_usage_error("run", "-r/--reps: '%s' is not a repetition count in 1..64", optarg);
             o.reps = (uint32_t)v;
             break;
         case 't':
             if (!cli_parse_i64(optarg, 1, ENG_MAX_THREADS, &v))
-                return cli_usage_error("run", "-t: threads must be 1..%d", ENG_MAX_THREADS);
+                return cli_usage_error("run", "-t/--threads: '%s' is not a thread count in 1..%d", optarg, ENG_MAX_THREADS);
             o.threads = (uint32_t)v;
             break;
         case 'c':
-            if (!cli_parse_i64(optarg, 1, RUN_MAX_CTX, &v)) return cli_usage_error("run", "-c: bad context size '%s'", optarg);
+            if (!cli_parse_i64(optarg, 1, RUN_MAX_CTX, &v)) return cli_usage_error("run", "-c/--ctx-size: '%s' is not a context size in 1..%u", optarg, RUN_MAX_CTX);
             o.n_ctx = (uint32_t)v;
             break;
         default: return cli_usage_error("run", "unknown option");
