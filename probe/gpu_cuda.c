@@ -136,7 +136,7 @@ typedef struct cuda_dev {
     CUfunction fn_fill, fn_read, fn_empty, fn_spin, fn_fma, fn_mma_f16, fn_mma_bf16;
     CUdeviceptr buf_a, buf_b, sink;
     uint64_t buf_bytes;
-    int sms, clock_khz, samples;
+    int sms, clock_khz, samples, reps;
     bool failed; /* a call failed: its line is in g->note, stop measuring */
 } cuda_dev;
 
@@ -333,7 +333,7 @@ static bool cuda_buffers(cuda_dev *d, const probe_options *opt) {
 }
 
 /* ---- timing ---------------------------------------------------------------- */
-/* One unit of timed work, queued PROBE_GPU_REPS times per sample. */
+/* One unit of timed work, queued d->reps times per sample. */
 typedef struct cuda_work {
     CUfunction fn;            /* a kernel ... */
     unsigned grid;
@@ -347,7 +347,7 @@ typedef struct cuda_work {
 enum { CUDA_COPY_NONE, CUDA_COPY_DTOD, CUDA_COPY_HTOD, CUDA_COPY_DTOH };
 
 static bool cuda_enqueue(cuda_dev *d, const cuda_work *w) {
-    for (int r = 0; r < PROBE_GPU_REPS; r++) {
+    for (int r = 0; r < d->reps; r++) {
         bool ok;
         switch (w->copy) {
         case CUDA_COPY_DTOD:
@@ -394,7 +394,7 @@ static double cuda_time(cuda_dev *d, const cuda_work *w, double amount) {
             return 0;
         }
         if (s >= 0)
-            v[s] = ms > 0 ? amount * PROBE_GPU_REPS / (ms * 1e-3) / 1e9 : 0;
+            v[s] = ms > 0 ? amount * d->reps / (ms * 1e-3) / 1e9 : 0;
     }
     return probe_gpu_median(v, d->samples);
 }
@@ -513,6 +513,7 @@ static void cuda_probe_device(const cuda_api *cu, int ordinal, probe_gpu *g, con
                               probe_bus *bus) {
     cuda_dev d = {.cu = cu, .g = g};
     d.samples = opt->quick ? PROBE_GPU_SAMPLES_QUICK : PROBE_GPU_SAMPLES;
+    d.reps = opt->quick ? PROBE_GPU_REPS_QUICK : PROBE_GPU_REPS;
     if (!CUDA_OK(&d, cuDeviceGet, (&d.dev, ordinal)) || !cuda_describe(&d))
         return;
     if (g->pci_bus_id[0]) {

@@ -21,6 +21,7 @@
 #define PROBE_GPU_XFER_BYTES ((uint64_t)256 << 20)      /* per host<->device copy */
 #define PROBE_GPU_XFER_BYTES_QUICK ((uint64_t)64 << 20)
 #define PROBE_GPU_REPS 8        /* kernels or copies per timed sample */
+#define PROBE_GPU_REPS_QUICK 4
 #define PROBE_GPU_SAMPLES 5     /* samples per figure; the median is kept */
 #define PROBE_GPU_SAMPLES_QUICK 3
 #define PROBE_GPU_LAUNCHES 2000 /* empty kernels timed for the launch latency */

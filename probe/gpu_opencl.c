@@ -142,7 +142,7 @@ typedef struct ocl_dev {
     void *host;
     uint64_t bytes;
     bool cpu;        /* a CPU device: the slice kernel, one work-item per core */
-    int samples;
+    int samples, reps;
     bool failed;
 } ocl_dev;
 
@@ -309,7 +309,7 @@ static bool ocl_enqueue(ocl_dev *d, int what, cl_event *ev) {
     }
 }
 
-/* GB/s of one kind of work: PROBE_GPU_REPS commands per sample, timed from
+/* GB/s of one kind of work: d->reps commands per sample, timed from
  * the first command's start to the last one's end on the device's own
  * profiling clock; one warm-up sample; the median of the rest. */
 static double ocl_time(ocl_dev *d, int what) {
@@ -317,12 +317,12 @@ static double ocl_time(ocl_dev *d, int what) {
     for (int s = -1; s < d->samples; s++) {
         cl_event first = NULL, last = NULL;
         bool ok = true;
-        for (int r = 0; r < PROBE_GPU_REPS && ok; r++) {
+        for (int r = 0; r < d->reps && ok; r++) {
             cl_event ev = NULL;
             ok = ocl_enqueue(d, what, &ev);
             if (ok && r == 0)
                 first = ev;
-            else if (ok && r == PROBE_GPU_REPS - 1)
+            else if (ok && r == d->reps - 1)
                 last = ev;
             else if (ev)
                 d->cl->clReleaseEvent(ev);
@@ -338,7 +338,7 @@ static double ocl_time(ocl_dev *d, int what) {
         if (!ok)
             return 0;
         if (s >= 0)
-            v[s] = t1 > t0 ? (double)d->bytes * PROBE_GPU_REPS / (double)(t1 - t0) : 0; /* bytes/ns = GB/s */
+            v[s] = t1 > t0 ? (double)d->bytes * d->reps / (double)(t1 - t0) : 0; /* bytes/ns = GB/s */
     }
     return probe_gpu_median(v, d->samples);
 }
@@ -360,6 +360,7 @@ static void ocl_measure(ocl_dev *d) {
 static void ocl_probe_device(const ocl_api *cl, cl_device_id id, probe_gpu *g, const probe_options *opt) {
     ocl_dev d = {.cl = cl, .g = g, .id = id};
     d.samples = opt->quick ? PROBE_GPU_SAMPLES_QUICK : PROBE_GPU_SAMPLES;
+    d.reps = opt->quick ? PROBE_GPU_REPS_QUICK : PROBE_GPU_REPS;
     ocl_describe(&d);
     if (!d.failed && ocl_open(&d, opt))
         ocl_measure(&d);

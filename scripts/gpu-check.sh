@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one prepared check for a machine with an NVIDIA GPU: builds fitcheck
 # (scripts/setup.sh apt-gets what is missing; nvcc is used when found),
-# runs the probe (quick CPU part, full GPU part), and prints per GPU a short
+# runs the full probe (a few seconds of CPU measurements first), and prints per GPU a short
 # table: VRAM total/free, read and copy bandwidth, pinned and pageable H2D and
 # D2H, launch latency, fp16/bf16 tensor throughput, the PCIe link, and the
 # targets: read >= 81% of the datasheet bandwidth, pinned transfers >= 90% of
@@ -16,7 +16,7 @@ out="${1:-gpu-check.json}"
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
 scripts/setup.sh
 
-./build/fitcheck probe --quick --output "$out" >/dev/null
+./build/fitcheck probe --output "$out" >/dev/null
 python3 - "$out" <<'EOF'
 import json, sys
 
