@@ -48,7 +48,7 @@ static uint64_t table_size(uint64_t n) {
 static const char *tok_text(const eng_tokenizer *t, uint32_t id) { return t->arena + t->off[id]; }
 
 int32_t eng_token_find(const eng_tokenizer *t, const char *text, size_t len) {
-    for (uint64_t h = hash_bytes(text, len) & t->index_mask;; h = (h + 1) & t->index_mask) {
+    for (uint64_t h = hash_u64(hash_bytes(text, len)) & t->index_mask;; h = (h + 1) & t->index_mask) {
         uint32_t e = t->index[h];
         if (!e) return -1;
         if (t->len[e - 1] == len && !memcmp(tok_text(t, e - 1), text, len)) return (int32_t)(e - 1);
@@ -141,7 +141,7 @@ static int build_index(eng_tokenizer *t, fc_err *err) {
     t->index_mask = size - 1;
     for (uint32_t id = 0; id < t->n_vocab; id++) {
         /* Duplicate texts exist in real vocabularies; the first id wins, as in llama.cpp. */
-        uint64_t h = hash_bytes(tok_text(t, id), t->len[id]) & t->index_mask;
+        uint64_t h = hash_u64(hash_bytes(tok_text(t, id), t->len[id])) & t->index_mask;
         for (;; h = (h + 1) & t->index_mask) {
             uint32_t e = t->index[h];
             if (!e) {
@@ -247,31 +247,33 @@ static int load_merges(eng_tokenizer *t, const gguf_file *f, fc_err *err) {
     return rc;
 }
 
-static int compare_special(const void *pa, const void *pb, void *ctx) {
-    const eng_tokenizer *t = ctx;
-    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    if (t->len[a] != t->len[b]) return t->len[a] > t->len[b] ? -1 : 1;
-    return a < b ? -1 : a > b;
+static bool is_special(uint8_t type) {
+    return type == ENG_TT_CONTROL || type == ENG_TT_USER_DEFINED || type == ENG_TT_UNKNOWN;
 }
 
+/* Special tokens are found in text by hashing the text's prefixes of each
+ * length a special token has (a few dozen distinct lengths), longest first:
+ * the cost per position does not grow with the number of special tokens
+ * (Gemma 3 has 6400). */
 static int load_specials(eng_tokenizer *t, fc_err *err) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->n_vocab; i++) {
-        uint8_t ty = t->types[i];
-        n += (ty == ENG_TT_CONTROL || ty == ENG_TT_USER_DEFINED || ty == ENG_TT_UNKNOWN) && t->len[i] > 0;
-    }
-    t->specials = fc_malloc((n ? n : 1) * sizeof *t->specials, err);
-    if (!t->specials) return FC_ERUNTIME;
-    for (uint32_t i = 0; i < t->n_vocab; i++) {
-        uint8_t ty = t->types[i];
-        if ((ty == ENG_TT_CONTROL || ty == ENG_TT_USER_DEFINED || ty == ENG_TT_UNKNOWN) && t->len[i] > 0) {
-            t->specials[t->n_specials++] = (int32_t)i;
-            t->special_first[(uint8_t)tok_text(t, i)[0]] = true;
+    bool *has_len = fc_calloc(ENG_TOKEN_MAX_BYTES + 1, sizeof *has_len, err);
+    if (!has_len) return FC_ERUNTIME;
+    for (uint32_t i = 0; i < t->n_vocab; i++)
+        if (is_special(t->types[i]) && t->len[i] > 0) {
+            const uint8_t *u = (const uint8_t *)tok_text(t, i);
+            has_len[t->len[i]] = true;
+            t->special_first[u[0]] = true;
+            if (t->len[i] == 1) t->special_single[u[0]] = true;
+            else t->special_pair[(u[0] << 8 | u[1]) / 8] |= (uint8_t)(1u << (u[1] % 8));
         }
-    }
-    /* Longest first, so "<|im_start|>" wins over a shorter token it begins with. */
-    qsort_r(t->specials, t->n_specials, sizeof *t->specials, compare_special, t);
-    return FC_OK;
+    uint32_t n = 0;
+    for (uint32_t l = 1; l <= ENG_TOKEN_MAX_BYTES; l++) n += has_len[l];
+    t->special_lens = fc_malloc((n ? n : 1) * sizeof *t->special_lens, err);
+    if (t->special_lens)
+        for (uint32_t l = ENG_TOKEN_MAX_BYTES; l >= 1; l--)
+            if (has_len[l]) t->special_lens[t->n_special_lens++] = l;
+    free(has_len);
+    return t->special_lens ? FC_OK : FC_ERUNTIME;
 }
 
 /* A byte-level vocabulary may lack a few byte characters (SmolLM2 has no
@@ -367,7 +369,7 @@ void eng_tokenizer_free(eng_tokenizer *t) {
     free(t->merge_key);
     free(t->merge_rank);
     free(t->merge_id);
-    free(t->specials);
+    free(t->special_lens);
     free(t);
 }
 
@@ -392,11 +394,14 @@ bool eng_token_is_eog(const eng_tokenizer *t, int32_t id) {
  * and unknown tokens count only when parse_special; user-defined ones always
  * (llama.cpp treats them as part of the vocabulary's surface). */
 static int32_t special_at(const eng_tokenizer *t, const char *text, size_t len, bool parse_special) {
-    for (uint32_t i = 0; i < t->n_specials; i++) {
-        int32_t id = t->specials[i];
-        if (t->len[id] > len || (uint8_t)tok_text(t, (uint32_t)id)[0] != (uint8_t)text[0]) continue;
-        if (!parse_special && t->types[id] != ENG_TT_USER_DEFINED) continue;
-        if (!memcmp(tok_text(t, (uint32_t)id), text, t->len[id])) return id;
+    const uint8_t *u = (const uint8_t *)text;
+    bool pair = len >= 2 && (t->special_pair[(u[0] << 8 | u[1]) / 8] >> (u[1] % 8) & 1);
+    if (!pair && !t->special_single[u[0]]) return -1;
+    for (uint32_t i = 0; i < t->n_special_lens; i++) {
+        if (t->special_lens[i] > len || (!pair && t->special_lens[i] > 1)) continue;
+        int32_t id = eng_token_find(t, text, t->special_lens[i]);
+        if (id < 0 || !is_special(t->types[id])) continue;
+        if (parse_special || t->types[id] == ENG_TT_USER_DEFINED) return id;
     }
     return -1;
 }

@@ -21,9 +21,12 @@ struct eng_tokenizer {
     uint64_t *merge_key;      /* (left << 32 | right) + 1, 0 = empty */
     uint32_t *merge_rank, *merge_id;
     uint64_t merge_mask;
-    int32_t *specials;        /* control/user-defined/unknown ids, longest text first */
-    uint32_t n_specials;
-    bool special_first[256];  /* some special token starts with this byte: a cheap filter for plain text */
+    uint32_t *special_lens;   /* distinct lengths of control/user-defined/unknown tokens, longest first */
+    uint32_t n_special_lens;
+    /* Cheap filters for plain text: some special token starts with this byte,
+     * is this one byte, or starts with this byte pair (bit b0 << 8 | b1). */
+    bool special_first[256], special_single[256];
+    uint8_t special_pair[65536 / 8];
     int32_t byte_id[256];     /* SPM: "<0xNN>"; BPE: the byte's mapped character; -1 if absent */
     int pre;                  /* enum eng_pre_kind */
     uint32_t digits_max;      /* longest digit run one pre-token takes (0 = unlimited) */
