@@ -16,6 +16,8 @@
 #define PLAN_CTX_MAX (1 << 24)
 #define PLAN_UBATCH_MAX 65536
 #define PLAN_PARALLEL_MAX 1024
+#define PLAN_NGL_FLAG_MAX 100000   /* llama.cpp users write -ngl 999 for "all": accept and clamp */
+#define PLAN_SPLIT_MAX 1e6         /* one --tensor-split proportion */
 
 typedef struct plan_request {
     const char *model;       /* GGUF path, config.json or catalog name */
@@ -90,7 +92,7 @@ static int parse_split(const char *s, float *split) {
     double sum = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         double v;
-        if (n >= PLAN_MAX_DEVICES || !cli_parse_f64(tok, 0, 1e6, &v)) return FC_EINPUT;
+        if (n >= PLAN_MAX_DEVICES || !cli_parse_f64(tok, 0, PLAN_SPLIT_MAX, &v)) return FC_EINPUT;
         split[n++] = (float)v;
         sum += v;
     }
@@ -138,7 +140,7 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
             break;
         case 'g':
             if (!strcmp(optarg, "all")) p->n_gpu_layers = PLAN_NGL_ALL;
-            else if (cli_parse_i64(optarg, 0, 100000, &v)) p->n_gpu_layers = (int32_t)v;
+            else if (cli_parse_i64(optarg, 0, PLAN_NGL_FLAG_MAX, &v)) p->n_gpu_layers = (int32_t)v;
             else return cli_usage_error("plan", "--ngl: '%s' is not a layer count", optarg);
             break;
         case 'p':
