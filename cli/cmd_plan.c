@@ -455,6 +455,7 @@ static void speed_json(json_t *root, const plan_request *rq, const plan_outcome 
         const plan_choice_row *r = &c->row[i];
         json_t *j = json_pack("{s:s,s:I,s:s,s:b}", "quant", r->quant, "file_bytes", (json_int_t)r->file_bytes, "fits",
                               plan_where_name(r->where), "experts_in_ram", r->params.exps_on_host);
+        json_object_set_new(j, "n_cpu_moe", json_integer(r->params.exps_on_host ? 0 : r->params.n_cpu_moe));
         json_object_set_new(j, "n_gpu_layers", r->params.n_gpu_layers == PLAN_NGL_ALL ? json_string("all")
                                                                                      : json_integer(r->params.n_gpu_layers));
         json_object_set_new(j, "speed", r->where == PLAN_ON_NONE ? json_null() : speed_result_json(&r->speed));
