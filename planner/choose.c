@@ -90,16 +90,39 @@ static bool best_partial(const model_desc *d, const plan_hw *hw, plan_params *p,
 
 static bool model_is_moe(const model_desc *d) { return d->hp.n_expert > 1; }
 
+/* MoE: the fewest layers whose experts must stay in RAM for the rest to fit
+ * on the GPUs (--n-cpu-moe N; all layers = -ot exps=CPU). GPU memory falls as
+ * N grows, so a binary search finds it; the host must then hold the experts. */
+static bool fewest_cpu_moe(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
+    p->n_gpu_layers = PLAN_NGL_ALL;
+    uint32_t lo = 1, hi = d->hp.n_layer, found = 0;
+    while (lo <= hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        p->n_cpu_moe = mid;
+        if (gpus_fit(d, hw, p, m)) {
+            found = mid;
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    p->n_cpu_moe = 0;
+    if (!found) return false;
+    if (found == d->hp.n_layer) p->exps_on_host = true;
+    else p->n_cpu_moe = found;
+    if (try_place(d, hw, p, m)) return true;
+    p->exps_on_host = false;
+    p->n_cpu_moe = 0;
+    return false;
+}
+
 int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
     p->exps_on_host = false;
+    p->n_cpu_moe = 0;
     if (hw->n_gpu > 0) {
         p->n_gpu_layers = PLAN_NGL_ALL;
         if (try_place(d, hw, p, m)) return PLAN_ON_GPU;
-        if (model_is_moe(d)) {
-            p->exps_on_host = true;
-            if (try_place(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
-            p->exps_on_host = false;
-        }
+        if (model_is_moe(d) && fewest_cpu_moe(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
         if (best_partial(d, hw, p, m)) return PLAN_ON_SPLIT;
     }
     p->n_gpu_layers = 0;
@@ -213,6 +236,7 @@ void plan_choice_commands(const plan_choice *c, const char *model_file, char *ll
                                 ngl, c->n_ctx, ggml_type_get(p->type_k)->name, ggml_type_get(p->type_v)->name,
                                 p->flash_attn ? "on" : "off");
     if (n < llama_cap && p->exps_on_host) n += (size_t)snprintf(llama + n, llama_cap - n, " -ot \"exps=CPU\"");
+    else if (n < llama_cap && p->n_cpu_moe) n += (size_t)snprintf(llama + n, llama_cap - n, " --n-cpu-moe %u", p->n_cpu_moe);
     int used = 0;
     for (int g = 0; g < r->n_gpu; g++) used += r->gpu_layers[g] > 0;
     if (n < llama_cap && used > 1) {
@@ -222,5 +246,5 @@ void plan_choice_commands(const plan_choice *c, const char *model_file, char *ll
     }
     /* ollama counts layers the same way and has no expert override. */
     snprintf(ollama, ollama_cap, "num_gpu %d, num_ctx %u%s", ngl, c->n_ctx,
-             p->exps_on_host ? " (ollama cannot keep only the experts in RAM: use llama-server)" : "");
+             p->exps_on_host || p->n_cpu_moe ? " (ollama cannot keep only the experts in RAM: use llama-server)" : "");
 }

@@ -255,11 +255,13 @@ typedef struct plan_speed_setup {
 } plan_speed_setup;
 
 /* Where each layer lives: layer_dev[il] indexes setup->dev; output_dev takes
- * output.weight; exps_dev >= 0 moves every MoE expert tensor there (-ot exps=CPU). */
+ * output.weight; exps_dev >= 0 moves the MoE expert tensors of the first
+ * exps_layers layers there (--n-cpu-moe N; all layers: -ot exps=CPU). */
 typedef struct plan_speed_place {
     int layer_dev[MODEL_MAX_LAYERS];
     int output_dev;
     int exps_dev;
+    uint32_t exps_layers;
     uint32_t kv_type;    /* ggml type of the KV cache (F16, Q8_0, Q4_0) */
 } plan_speed_place;
 
@@ -360,7 +362,7 @@ const char *plan_where_name(int where);
 
 /* Where a model fits on hw, fastest placement first: all on the GPUs; MoE
  * experts in RAM; the most layers the GPUs hold (each card its own VRAM);
- * the CPU. Sets p->n_gpu_layers / exps_on_host and m to that placement. */
+ * the CPU. Sets p->n_gpu_layers / exps_on_host / n_cpu_moe and m to that placement. */
 int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m);
 
 #define PLAN_CHOICE_MAX 40
@@ -370,7 +372,7 @@ typedef struct plan_choice_row {
     char quant[16];
     uint64_t file_bytes;
     int where;                     /* enum plan_where */
-    plan_params params;            /* the placement that fits: n_gpu_layers, exps_on_host */
+    plan_params params;            /* the placement that fits: n_gpu_layers, exps_on_host, n_cpu_moe */
     uint32_t gpu_layers[PLAN_MAX_DEVICES]; /* layers per GPU (llama.cpp -ts) */
     int n_gpu;
     plan_speed_result speed;
