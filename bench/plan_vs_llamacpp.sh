@@ -35,7 +35,7 @@ import json, re, sys
 log, name, ctx, fa, plan = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 got = {"model": 0.0, "kv": 0.0, "compute": 0.0, "output": 0.0}
 for line in open(log, errors="replace"):
-    m = re.search(r"(\S+) (model|KV|compute|output) buffer size =\s*([0-9.]+) MiB", line)
+    m = re.search(r"(\S+)\s+(model|KV|compute|output) buffer size =\s*([0-9.]+) MiB", line)
     if m:
         got[{"model": "model", "KV": "kv", "compute": "compute", "output": "output"}[m.group(2)]] += float(m.group(3))
     m = re.search(r"llama_kv_cache.*size =\s*([0-9.]+) MiB", line)

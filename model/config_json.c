@@ -98,15 +98,17 @@ static int cfg_bool(cfg_ctx *c, const char *key, bool *out) {
 
 /* Sliding-window layout: HF's layer_types list wins; else the
  * architecture's fixed period (local layers are all but the last of each
- * period); Phi-3 applies the window to every layer. */
+ * period). */
 static int cfg_swa(cfg_ctx *c, model_hparams *hp, const struct cfg_arch *a) {
     bool found, use = true;
     int rc;
     if ((rc = cfg_uint(c, "sliding_window", CFG_MAX_CTX, &hp->sliding_window, &found))) return rc;
     if ((rc = cfg_bool(c, "use_sliding_window", &use))) return rc;
-    /* Qwen2.5 ships sliding_window with use_sliding_window false; the llama
-     * converter ignores Mistral's window. */
-    if (!found || !use || !strcmp(a->arch, "llama")) {
+    /* Only the architectures with a window layout in llama.cpp (a period
+     * here) use one: Qwen2.5 ships sliding_window with use_sliding_window
+     * false, the converter drops Mistral's, llama.cpp disables Phi-3's
+     * ("Phi SWA is currently disabled"). */
+    if (!found || !use || !a->swa_period) {
         hp->sliding_window = 0;
         return FC_OK;
     }
@@ -124,8 +126,7 @@ static int cfg_swa(cfg_ctx *c, model_hparams *hp, const struct cfg_arch *a) {
     }
     uint32_t period = a->swa_period;
     if ((rc = cfg_uint(c, "sliding_window_pattern", MODEL_MAX_LAYERS, &period, &found))) return rc;
-    for (uint32_t il = 0; il < hp->n_layer; il++)
-        hp->swa_layer[il] = period ? (il % period) < period - 1 : !strcmp(a->arch, "phi3");
+    for (uint32_t il = 0; il < hp->n_layer; il++) hp->swa_layer[il] = period && (il % period) < period - 1;
     return FC_OK;
 }
 

@@ -157,8 +157,7 @@ int model_hparams_from_gguf(model_hparams *hp, const gguf_file *f, fc_err *err) 
     hp->attn_bias = gguf_find_tensor(f, "blk.0.attn_q.bias") != NULL;
 
     /* Sliding-window layout: an explicit per-layer pattern wins, else the
-     * architecture's fixed period, else every layer when a window is set
-     * for architectures that apply it to all layers. */
+     * architecture's fixed period, else none. */
     if (hp->sliding_window) {
         char key[GGUF_KEY_MAX];
         key_name(key, sizeof key, a, "attention.sliding_window_pattern");
@@ -176,8 +175,13 @@ int model_hparams_from_gguf(model_hparams *hp, const gguf_file *f, fc_err *err) 
             int64_t p;
             if (pat && gguf_get_i64(f, key, &p) && p > 0 && p <= MODEL_MAX_LAYERS) period = (uint32_t)p;
             for (uint32_t il = 0; il < hp->n_layer; il++)
-                hp->swa_layer[il] = period ? (il % period) < period - 1 : !strcmp(a, "phi3");
+                hp->swa_layer[il] = period ? (il % period) < period - 1 : false;
         }
+        /* A window no layer uses is no window (llama.cpp ignores Phi-3's,
+         * see its phi3 hparams: "Phi SWA is currently disabled"). */
+        uint32_t n_swa = 0;
+        for (uint32_t il = 0; il < hp->n_layer; il++) n_swa += hp->swa_layer[il];
+        if (!n_swa) hp->sliding_window = 0;
     }
 
     char tok[32] = "";

@@ -378,9 +378,14 @@ static int mix_assign_types(model_desc *d, const model_ftype_info *ft, fc_err *e
         if (!ggml_row_bytes(t->type, (uint64_t)t->ne[0], &row) || !fc_mul_u64(row, rows, &t->bytes))
             return fc_err_set(err, FC_EINPUT, "tensor %s: %lld columns do not fit type %s", t->name,
                               (long long)t->ne[0], ggml_type_get(t->type)->name);
-        d->n_params += n;
-        d->weight_bytes += t->bytes;
-        file += (t->bytes + MIX_ALIGN - 1) / MIX_ALIGN * MIX_ALIGN;
+        /* Hyperparameters within their limits can still multiply past
+         * 2^64 (a thousand layers of 4096 huge experts): refuse, never wrap. */
+        uint64_t padded;
+        if (!fc_add_u64(t->bytes, MIX_ALIGN - 1, &padded) || !fc_add_u64(d->n_params, n, &d->n_params) ||
+            !fc_add_u64(d->weight_bytes, t->bytes, &d->weight_bytes) ||
+            !fc_add_u64(file, padded / MIX_ALIGN * MIX_ALIGN, &file))
+            return fc_err_set(err, FC_EINPUT, "model size overflows at tensor %s: the hyperparameters are absurd",
+                              t->name);
     }
     d->file_bytes = file + (uint64_t)d->hp.n_vocab * MIX_META_BYTES_PER_TOKEN +
                     (uint64_t)d->n_tensors * MIX_META_BYTES_PER_TENSOR;

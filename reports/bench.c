@@ -26,7 +26,7 @@ enum {
     B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD,
     B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
     B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR,
-    B_SAMPLES_NS, B_SAMPLES_TS, B_COUNT
+    B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
 };
 
 static const rep_col bench_cols[B_COUNT] = {
@@ -60,6 +60,7 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_ERR] = {NULL, "error", REP_RIGHT, false},
     [B_SAMPLES_NS] = {"samples_ns", NULL, REP_RIGHT, true},
     [B_SAMPLES_TS] = {"samples_ts", NULL, REP_RIGHT, true},
+    [B_SCHEMA] = {"schema", NULL, REP_LEFT, false},
 };
 
 /* llama-bench's parameter count: "134.52 M", "6.74 B". */
@@ -119,6 +120,7 @@ rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err) {
         }
         rep_cell_f64_array(t, B_SAMPLES_NS, r->samples_ns, r->n_samples);
         rep_cell_f64_array(t, B_SAMPLES_TS, r->samples_ts, r->n_samples);
+        rep_cell_str(t, B_SCHEMA, REP_SCHEMA_BENCH);
     }
     return t;
 }

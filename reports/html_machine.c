@@ -112,12 +112,12 @@ static int caches_write(FILE *fp, const probe_profile *p, fc_err *err) {
 enum { G_NAME, G_VRAM, G_BW, G_BWT, G_TFLOPS, G_LINK, G_H2D, G_COUNT };
 static const rep_col gpu_cols[G_COUNT] = {
     {NULL, "GPU", REP_LEFT, false},
-    {NULL, "memory (free / total)", REP_RIGHT, false},
-    {NULL, "bandwidth, measured", REP_RIGHT, false},
-    {NULL, "bandwidth, theoretical", REP_RIGHT, false},
-    {NULL, "FP16 TFLOPS, measured", REP_RIGHT, false},
-    {NULL, "PCIe link (now / capable)", REP_LEFT, false},
-    {NULL, "host to device, pinned (theoretical)", REP_RIGHT, false},
+    {NULL, "memory free / total", REP_RIGHT, false},
+    {NULL, "bandwidth", REP_RIGHT, false},
+    {NULL, "theoretical", REP_RIGHT, false},
+    {NULL, "FP16 TFLOPS", REP_RIGHT, false},
+    {NULL, "PCIe now / max", REP_LEFT, false},
+    {NULL, "host to GPU (theoretical)", REP_RIGHT, false},
 };
 
 static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
@@ -132,9 +132,9 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
         const probe_gpu *g = &p->gpus[i];
         char a[32], b[32];
         rep_table_add_row(t);
-        rep_cell_text(t, G_NAME, "%s (%s)%s%s", g->name, g->api, g->note[0] ? " — " : "", g->note);
+        rep_cell_text(t, G_NAME, "%s (%s)", g->name, g->api);
         rep_cell_text(t, G_VRAM, "%s / %s%s", rep_fmt_gib(g->vram_free, a, sizeof a), rep_fmt_gib(g->vram_total, b, sizeof b),
-                      g->unified_memory ? " (shared with the CPU)" : "");
+                      g->unified_memory ? " (host RAM)" : "");
         rep_cell_gbs(t, G_BW, g->read_gbs);
         rep_cell_gbs(t, G_BWT, g->theoretical_gbs);
         if (g->fp16_tflops > 0)
@@ -142,8 +142,8 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
         else
             rep_cell_none(t, G_TFLOPS);
         if (g->link.gen_max > 0)
-            rep_cell_text(t, G_LINK, "Gen%d x%d / Gen%d x%d%s", g->link.gen_cur, g->link.width_cur, g->link.gen_max,
-                          g->link.width_max, g->link.gen_loaded ? "" : " (idle links slow down)");
+            rep_cell_text(t, G_LINK, "Gen%d x%d / Gen%d x%d", g->link.gen_cur, g->link.width_cur, g->link.gen_max,
+                          g->link.width_max);
         else
             rep_cell_none(t, G_LINK);
         if (g->h2d_pinned_gbs > 0 || g->link.theoretical_gbs > 0)
@@ -153,6 +153,20 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
     }
     int rc = rep_table_write(t, fp, REP_FMT_HTML, err);
     rep_table_free(t);
+    /* Notes are sentences: under the table, not squeezed into a cell. */
+    for (int i = 0; !rc && i < p->n_gpus && i < PROBE_MAX_GPUS; i++) {
+        if (!p->gpus[i].note[0]) continue;
+        fputs("<p class=\"note\">", fp);
+        rep_html_escape(fp, p->gpus[i].name);
+        fputs(": ", fp);
+        rep_html_escape(fp, p->gpus[i].note);
+        fputs("</p>\n", fp);
+    }
+    if (!rc && p->gpu_note[0]) {
+        fputs("<p class=\"note\">", fp);
+        rep_html_escape(fp, p->gpu_note);
+        fputs("</p>\n", fp);
+    }
     return rc;
 }
 
@@ -262,14 +276,14 @@ static int scaling_chart(FILE *fp, const probe_profile *p, fc_err *err) {
     char theory[64], desc[256];
     snprintf(theory, sizeof theory, "theoretical DRAM %.1f GB/s", p->dram_theoretical_gbs);
     snprintf(desc, sizeof desc,
-             "DRAM read bandwidth reaches %.1f GB/s; %.0f thread%s already give 90%% of it. More threads than that "
+             "DRAM read bandwidth reaches %.1f GB/s; %.0f thread%s already %s 90%% of it. More threads than that "
              "do not make token generation faster.",
-             best, x[knee], x[knee] == 1 ? "" : "s");
+             best, x[knee], x[knee] == 1 ? "" : "s", x[knee] == 1 ? "gives" : "give");
     rep_level ymark = {p->dram_theoretical_gbs, theory};
     rep_series s = {"DRAM read", x, y, n, false};
     rep_line_chart c = {
         .id = "bw-threads", .title = "DRAM read bandwidth against threads", .desc = desc, .x_label = "threads",
-        .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
+        .x_int = true, .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
     };
     html_figure_open(fp);
     int rc = rep_svg_line(fp, &c, err);

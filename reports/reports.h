@@ -104,6 +104,13 @@ int rep_table_write(const rep_table *t, FILE *fp, enum rep_format fmt, fc_err *e
 const char *rep_fmt_gib(uint64_t bytes, char *buf, size_t cap);   /* "3.56 GiB" */
 const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "1.5 MiB" */
 
+/* Versions of the -o table schemas (docs/schema-*.md). Each row carries
+ * "schema": "fitcheck.NAME/VERSION"; a version changes when a field is
+ * renamed, removed or changes meaning, never for an added field. */
+#define REP_SCHEMA_BENCH "fitcheck.bench/1"
+#define REP_SCHEMA_PROBE "fitcheck.probe/1"
+#define REP_SCHEMA_PLAN "fitcheck.plan/1"
+
 /* ---- the machine and the plan as tables -------------------------------------
  * For -o md|csv|json|jsonl on probe and plan (docs/schema-probe.md,
  * docs/schema-plan.md). The caller frees the table. */
@@ -143,6 +150,7 @@ typedef struct rep_line_chart {
     const char *x_label, *y_label;
     bool x_log;                           /* log2 x axis (working-set sizes) */
     bool x_bytes;                         /* x ticks as sizes: "32 KiB" */
+    bool x_int;                           /* x counts things (threads, tokens): whole ticks only */
     const rep_series *series;
     int n_series;
     const rep_level *x_marks;             /* vertical lines: cache sizes */

@@ -41,7 +41,7 @@ def swa_layers(row, n_layer):
     if pat.startswith("alternating"):
         return ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n_layer)]
     if pat.startswith("all layers"):
-        return ["sliding_attention"] * n_layer
+        return []  # Phi-3: config.json has the window but no per-layer list
     raise SystemExit("unknown sliding pattern: " + pat)
 
 
@@ -71,8 +71,9 @@ def model_config(row):
         # llama.cpp's converter sizes token_embd from the tokenizer (262144 rows)
         cfg["vocab_size"] = 262144
     lt = swa_layers(row, L)
-    if lt:
+    if lt is not None:
         cfg["sliding_window"] = num(row["sliding_window"])
+    if lt:
         cfg["layer_types"] = lt
     ne = num(row["num_experts"])
     if ne:

@@ -98,7 +98,21 @@ static void check_load_dir(void) {
     remove(dir);
 }
 
+/* Every value within its limit, the product far past 2^64 bytes: refused, no crash. */
+static void check_absurd_product(void) {
+    model_hparams hp;
+    fc_err err;
+    CHECK(parse("{\"model_type\":\"qwen3_moe\",\"num_hidden_layers\":1024,\"num_attention_heads\":65536,"
+                "\"vocab_size\":16777216,\"hidden_size\":1048576,\"num_experts\":4096,\"num_experts_per_tok\":8,"
+                "\"moe_intermediate_size\":16777216,\"head_dim\":128}",
+                &hp, &err) == FC_OK);
+    model_desc d;
+    CHECK(model_desc_synthesize(&d, &hp, "Q4_K_M", &err) == FC_EINPUT);
+    CHECK_MSG(strstr(err.msg, "overflow") != NULL, "%s", err.msg);
+}
+
 int main(void) {
+    check_absurd_product();
     check_hostile();
     check_layouts();
     check_load_dir();
