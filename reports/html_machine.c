@@ -276,14 +276,14 @@ static int scaling_chart(FILE *fp, const probe_profile *p, fc_err *err) {
     char theory[64], desc[256];
     snprintf(theory, sizeof theory, "theoretical DRAM %.1f GB/s", p->dram_theoretical_gbs);
     snprintf(desc, sizeof desc,
-             "DRAM read bandwidth reaches %.1f GB/s; %.0f thread%s already give 90%% of it. More threads than that "
+             "DRAM read bandwidth reaches %.1f GB/s; %.0f thread%s already %s 90%% of it. More threads than that "
              "do not make token generation faster.",
-             best, x[knee], x[knee] == 1 ? "" : "s");
+             best, x[knee], x[knee] == 1 ? "" : "s", x[knee] == 1 ? "gives" : "give");
     rep_level ymark = {p->dram_theoretical_gbs, theory};
     rep_series s = {"DRAM read", x, y, n, false};
     rep_line_chart c = {
         .id = "bw-threads", .title = "DRAM read bandwidth against threads", .desc = desc, .x_label = "threads",
-        .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
+        .x_int = true, .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
     };
     html_figure_open(fp);
     int rc = rep_svg_line(fp, &c, err);

@@ -182,7 +182,7 @@ static int depth_chart(FILE *fp, const rep_report *r, bool gen, fc_err *err) {
              "measurements. Speed falls with depth because every token reads the whole cache.",
              what);
     rep_line_chart c = {
-        .id = gen ? "depth-tg" : "depth-pp", .title = title, .desc = desc, .x_label = "context depth (tokens)",
+        .id = gen ? "depth-tg" : "depth-pp", .title = title, .desc = desc, .x_label = "context depth (tokens)", .x_int = true,
         .y_label = "tokens/s", .series = s, .n_series = ns,
     };
     html_figure_open(fp);

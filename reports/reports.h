@@ -150,6 +150,7 @@ typedef struct rep_line_chart {
     const char *x_label, *y_label;
     bool x_log;                           /* log2 x axis (working-set sizes) */
     bool x_bytes;                         /* x ticks as sizes: "32 KiB" */
+    bool x_int;                           /* x counts things (threads, tokens): whole ticks only */
     const rep_series *series;
     int n_series;
     const rep_level *x_marks;             /* vertical lines: cache sizes */

@@ -40,7 +40,8 @@ int svg_ticks(double max, double *ticks, double *top) {
             break;
         }
     int n = 0;
-    for (double v = 0; n < SVG_MAX_TICKS; v += step) {
+    while (n < SVG_MAX_TICKS) {
+        double v = n * step; /* multiplied, not summed: 5 x 0.2 is exactly 1 */
         ticks[n++] = v;
         if (v >= max * 0.999) break;
     }
