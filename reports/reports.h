@@ -169,6 +169,7 @@ typedef struct rep_bar_chart {
     int n_rows;
     const double *v;                      /* n_rows x n_parts, row-major; NAN = missing */
     const double *limit;                  /* per row: capacity line (NULL = none) */
+    const char *const *colors;            /* per part, "#rrggbb"; NULL = the palette */
 } rep_bar_chart;
 
 int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err);

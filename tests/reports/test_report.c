@@ -144,6 +144,7 @@ int main(int argc, char **argv) {
     CHECK(!strstr(page, "class=\"missing\""));
     CHECK(strstr(page, "<tr class=\"best\"><th scope=\"row\">Q5_K_M <strong>(recommended)</strong>") != NULL);
     CHECK(strstr(page, "L2 2 MiB") && strstr(page, "theoretical DRAM 89.6 GB/s"));
+    CHECK_MSG(count(page, ", over by ") == 1, "%d bars said over capacity", count(page, ", over by "));
     CHECK(strstr(page, "llama-server -m Qwen3-8B.gguf") != NULL);
     CHECK(strstr(page, "http://") == NULL || count(page, "http://") == count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
     free(page);

@@ -8,6 +8,8 @@ bench_bin="${1:?usage: test_report_cli.sh TEST_BENCH TEST_TABLE}"
 table_bin="${2:?usage: test_report_cli.sh TEST_BENCH TEST_TABLE}"
 dir=$(mktemp -d /tmp/fc_report_cli.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
+# A private cache: the report saves a quick probe when there is no profile.
+export XDG_CACHE_HOME="$dir/cache"
 fail=0
 expect() { # status description command...
     local want=$1 what=$2; shift 2
@@ -73,8 +75,7 @@ assert [json.loads(l)["device"] for l in open(f"{d}/plan.jsonl")] == [r["device"
 md = open(f"{d}/plan.md").read().splitlines()
 assert len(md) == 4 and len({len(l) for l in md}) == 1, md
 PY
-# -o FORMAT on probe: a quick probe into a private cache, then the saved one shown.
-export XDG_CACHE_HOME="$dir/cache"
+# -o FORMAT on probe: a quick probe into the private cache, then the saved one shown.
 expect 0 "probe --quick -o csv" "$bin" probe --quick --no-gpu -o csv
 cp "$dir/out" "$dir/probe.csv"
 expect 0 "probe --show -o jsonl" "$bin" probe --show -o jsonl
