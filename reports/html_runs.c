@@ -14,6 +14,11 @@ int html_accuracy(FILE *fp, const rep_report *r, fc_err *err) {
                                     "-o jsonl) and pass --runs runs.jsonl.");
         return FC_OK;
     }
+    if (r->runs_note) {
+        fputs("<p class=\"note\">", fp);
+        rep_html_escape(fp, r->runs_note);
+        fputs("</p>\n", fp);
+    }
     char labels[REP_CHART_MAX_ROWS][200];
     const char *rows[REP_CHART_MAX_ROWS];
     double v[REP_CHART_MAX_ROWS * 2], abs_err = 0;
