@@ -229,6 +229,9 @@ int32_t eng_sampler_sample(eng_sampler *s, const float *logits);
 typedef struct eng_gen_opts {
     uint64_t seed;
     const char *name; /* general.name */
+    /* Called before each tensor with its name and the fraction written so
+     * far (rep_progress fits); may be NULL. */
+    void (*progress)(const char *step, double frac);
 } eng_gen_opts;
 
 /* Writes a GGUF with d's exact tensor table (names, shapes, types) filled

@@ -16,35 +16,18 @@ const char *plan_where_name(int w) { return w >= PLAN_ON_GPU && w <= PLAN_ON_NON
 
 int plan_quality(const char *ftype, double *ppl_pct, double *kld) {
     *ppl_pct = *kld = -1;
-    const char *p = plan_speed_data("quality.csv");
+    const char *cur = plan_speed_data("quality.csv");
+    char line[QUALITY_LINE_MAX];
     bool header = false;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char line[QUALITY_LINE_MAX];
-        if (len >= sizeof line) len = sizeof line - 1;
-        memcpy(line, p, len);
-        line[len] = '\0';
-        p = nl ? nl + 1 : p + len;
-        if (!line[0] || line[0] == '#') continue;
+    int got;
+    while (cur && (got = plan_csv_line(&cur, line, sizeof line)) != 0) {
+        if (got < 0 || !line[0] || line[0] == '#') continue;
         if (!header) {
             header = true;
             continue;
         }
-        char *f[QUALITY_FIELDS];
-        int n = 0;
-        /* quant,ppl_pct,kld,top_pct,source — empty fields allowed, so split by hand */
-        for (char *q = line; n < QUALITY_FIELDS; n++) {
-            f[n] = q;
-            char *c = strchr(q, ',');
-            if (!c) {
-                n++;
-                break;
-            }
-            *c = '\0';
-            q = c + 1;
-        }
-        if (n < 3 || strcasecmp(f[0], ftype)) continue;
+        char *f[QUALITY_FIELDS]; /* quant,ppl_pct,kld,top_pct,source; empty = not published */
+        if (plan_csv_fields(line, f, QUALITY_FIELDS) < 3 || strcasecmp(f[0], ftype)) continue;
         if (f[1][0]) *ppl_pct = strtod(f[1], NULL);
         if (f[2][0]) *kld = strtod(f[2], NULL);
         return FC_OK;

@@ -200,6 +200,11 @@ typedef struct plan_efficiency {
     plan_eff_set set[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT];
 } plan_efficiency;
 
+/* CSV without quoting, as the data tables are written: the next line of the
+ * text at *cursor into line (1; 0 at the end; -1 if longer than cap), and a
+ * line split at commas into at most max fields (the last keeps the rest). */
+int plan_csv_line(const char **cursor, char *line, size_t cap);
+int plan_csv_fields(char *line, char **f, int max);
 /* A data file built into the binary ("efficiency.csv", "quality.csv"), NUL-terminated. */
 const char *plan_speed_data(const char *name);
 const char *plan_eff_scalar_name(int p);

@@ -166,7 +166,7 @@ int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err) {
         names[i] = c->series[i].name;
         dashed[i] = c->series[i].dashed;
     }
-    svg_legend(fp, names, dashed, c->n_series, 18);
+    svg_legend(fp, names, dashed, NULL, c->n_series, 18);
     axes_draw(fp, c, &s);
     marks_draw(fp, c, &s);
     for (int i = 0; i < c->n_series; i++) series_draw(fp, c, &s, i);

@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
     CHECK(strncmp(page, "<!DOCTYPE html>", 15) == 0);
     CHECK_MSG(count(page, "<svg ") == 6, "%d charts", count(page, "<svg "));
     CHECK(count(page, "</svg>") == 6);
-    for (const char *id = "bw-sweep\0bw-threads\0fit\0depth-tg\0depth-pp\0accuracy\0"; *id; id += strlen(id) + 1) {
+    for (const char *id = "chart-bw-sweep\0chart-bw-threads\0chart-fit\0chart-depth-tg\0chart-depth-pp\0chart-accuracy\0"; *id; id += strlen(id) + 1) {
         char want[64];
         snprintf(want, sizeof want, "id=\"%s\"", id);
         CHECK_MSG(strstr(page, want), "chart %s missing", id);
@@ -144,6 +144,7 @@ int main(int argc, char **argv) {
     CHECK(!strstr(page, "class=\"missing\""));
     CHECK(strstr(page, "<tr class=\"best\"><th scope=\"row\">Q5_K_M <strong>(recommended)</strong>") != NULL);
     CHECK(strstr(page, "L2 2 MiB") && strstr(page, "theoretical DRAM 89.6 GB/s"));
+    CHECK_MSG(count(page, ", over by ") == 1, "%d bars said over capacity", count(page, ", over by "));
     CHECK(strstr(page, "llama-server -m Qwen3-8B.gguf") != NULL);
     CHECK(strstr(page, "http://") == NULL || count(page, "http://") == count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
     free(page);
