@@ -2,12 +2,13 @@
  * measure prefill/decode speed like llama-bench (--bench). */
 #include "cli/cli.h"
 #include "engine/engine.h"
+#include "reports/reports.h"
 
 #include <getopt.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define RUN_MAX_TOKENS 65536      /* ids accepted on --tokens */
 #define RUN_MAX_GEN 1000000
@@ -197,88 +198,55 @@ static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
 
 /* ---- benchmark output ------------------------------------------------------------- */
 
-static json_t *test_json(const eng_model *m, const eng_params *p, const eng_bench_test *t) {
-    json_t *o = json_object(), *sns = json_array(), *sts = json_array();
-    json_object_set_new(o, "model_filename", json_string(eng_model_gguf(m)->path));
-    json_object_set_new(o, "model_type", json_string(eng_model_type(m)));
-    json_object_set_new(o, "model_size", json_integer((json_int_t)eng_model_size(m)));
-    json_object_set_new(o, "model_n_params", json_integer((json_int_t)eng_model_n_params(m)));
-    json_object_set_new(o, "backends", json_string("CPU"));
-    json_object_set_new(o, "engine", json_string("fitcheck"));
-    json_object_set_new(o, "isa", json_string(eng_isa_name(p->isa)));
-    json_object_set_new(o, "n_batch", json_integer(p->n_ubatch));
-    json_object_set_new(o, "n_ubatch", json_integer(p->n_ubatch));
-    json_object_set_new(o, "n_threads", json_integer(p->n_threads));
-    json_object_set_new(o, "type_k", json_string("f16"));
-    json_object_set_new(o, "type_v", json_string("f16"));
-    json_object_set_new(o, "n_prompt", json_integer(t->n_prompt));
-    json_object_set_new(o, "n_gen", json_integer(t->n_gen));
-    json_object_set_new(o, "n_depth", json_integer(t->n_depth));
-    json_object_set_new(o, "avg_ns", json_integer((json_int_t)t->avg_ns));
-    json_object_set_new(o, "stddev_ns", json_integer((json_int_t)t->stddev_ns));
-    json_object_set_new(o, "avg_ts", json_real(t->avg_ts));
-    json_object_set_new(o, "stddev_ts", json_real(t->stddev_ts));
-    for (uint32_t r = 0; r < t->reps; r++) {
-        json_array_append_new(sts, json_real(t->ts[r]));
-        json_array_append_new(sns, json_integer((json_int_t)((t->n_prompt + t->n_gen) / t->ts[r] * 1e9)));
+/* One test as a llama-bench row: reports/ writes every format from it. */
+static void bench_row(rep_bench_row *r, const eng_model *m, const eng_params *p, const eng_bench_test *t,
+                      const char *when) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->model_filename, sizeof r->model_filename, "%.511s", eng_model_gguf(m)->path);
+    snprintf(r->model_type, sizeof r->model_type, "%s", eng_model_type(m));
+    r->model_size = eng_model_size(m);
+    r->model_n_params = eng_model_n_params(m);
+    snprintf(r->backends, sizeof r->backends, "CPU");
+    snprintf(r->engine, sizeof r->engine, "fitcheck");
+    snprintf(r->isa, sizeof r->isa, "%s", eng_isa_name(p->isa));
+    r->n_batch = r->n_ubatch = (int)p->n_ubatch;
+    r->n_threads = (int)p->n_threads;
+    snprintf(r->type_k, sizeof r->type_k, "f16");
+    snprintf(r->type_v, sizeof r->type_v, "f16");
+    r->n_prompt = (int)t->n_prompt;
+    r->n_gen = (int)t->n_gen;
+    r->n_depth = (int)t->n_depth;
+    snprintf(r->test_time, sizeof r->test_time, "%s", when);
+    r->avg_ns = t->avg_ns;
+    r->stddev_ns = t->stddev_ns;
+    r->avg_ts = t->avg_ts;
+    r->stddev_ts = t->stddev_ts;
+    for (uint32_t k = 0; k < t->reps && k < REP_BENCH_MAX_SAMPLES && k < FC_ARRAY_LEN(t->ts); k++) {
+        r->samples_ts[k] = t->ts[k];
+        r->samples_ns[k] = t->ts[k] > 0 ? (t->n_prompt + t->n_gen) / t->ts[k] * 1e9 : 0;
+        r->n_samples = (int)k + 1;
     }
-    json_object_set_new(o, "samples_ns", sns);
-    json_object_set_new(o, "samples_ts", sts);
-    if (t->predicted_ts > 0) {
-        json_object_set_new(o, "predicted_ts", json_real(t->predicted_ts));
-        json_object_set_new(o, "measured_over_predicted", json_real(t->avg_ts / t->predicted_ts));
-    }
-    return o;
+    r->predicted_ts = t->predicted_ts;
 }
 
-static void test_name(const eng_bench_test *t, char *buf, size_t cap) {
-    if (t->n_prompt) snprintf(buf, cap, "pp%u", t->n_prompt);
-    else snprintf(buf, cap, "tg%u", t->n_gen);
-    if (t->n_depth) snprintf(buf + strlen(buf), cap - strlen(buf), " @ d%u", t->n_depth);
+static int bench_rows(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
+                      rep_bench_row *rows) {
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (uint32_t i = 0; i < n; i++) bench_row(&rows[i], m, p, &tests[i], when);
+    return (int)n;
 }
 
 static int print_bench(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
-                       const char *fmt) {
-    char size[32], name[48], pred[32], ratio[16];
-    double params = (double)eng_model_n_params(m);
-    if (!strcmp(fmt, "md")) {
-        printf("| model | size | params | backend | threads | test | t/s | predicted t/s | measured/predicted |\n");
-        printf("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n");
-    } else if (!strcmp(fmt, "csv")) {
-        printf("model_type,model_size,model_n_params,n_threads,n_prompt,n_gen,n_depth,avg_ts,stddev_ts,predicted_ts\n");
-    }
-    json_t *all = json_array();
-    for (uint32_t i = 0; i < n; i++) {
-        const eng_bench_test *t = &tests[i];
-        test_name(t, name, sizeof name);
-        snprintf(pred, sizeof pred, t->predicted_ts > 0 ? "%.2f" : "-", t->predicted_ts);
-        snprintf(ratio, sizeof ratio, t->predicted_ts > 0 ? "%.2f" : "-", t->avg_ts / (t->predicted_ts > 0 ? t->predicted_ts : 1));
-        if (!strcmp(fmt, "md"))
-            printf("| %s | %s | %.2f %s | CPU (%s) | %u | %s | %.2f ± %.2f | %s | %s |\n", eng_model_type(m),
-                   fc_fmt_bytes(eng_model_size(m), size, sizeof size), params >= 1e9 ? params / 1e9 : params / 1e6,
-                   params >= 1e9 ? "B" : "M", eng_isa_name(p->isa), p->n_threads, name, t->avg_ts, t->stddev_ts, pred,
-                   ratio);
-        else if (!strcmp(fmt, "csv"))
-            printf("\"%s\",%llu,%llu,%u,%u,%u,%u,%.6f,%.6f,%.6f\n", eng_model_type(m),
-                   (unsigned long long)eng_model_size(m), (unsigned long long)eng_model_n_params(m), p->n_threads,
-                   t->n_prompt, t->n_gen, t->n_depth, t->avg_ts, t->stddev_ts, t->predicted_ts);
-        else if (!strcmp(fmt, "jsonl")) {
-            json_t *o = test_json(m, p, t);
-            char *s = json_dumps(o, JSON_COMPACT);
-            if (s) printf("%s\n", s);
-            free(s);
-            json_decref(o);
-        } else {
-            json_array_append_new(all, test_json(m, p, t));
-        }
-    }
-    if (!strcmp(fmt, "json")) {
-        char *s = json_dumps(all, JSON_INDENT(2));
-        if (s) printf("%s\n", s);
-        free(s);
-    }
-    json_decref(all);
-    return FC_OK;
+                       const char *fmt, fc_err *err) {
+    enum rep_format f;
+    int rc = rep_format_parse(fmt, &f, err);
+    rep_bench_row rows[ENG_BENCH_MAX_TESTS];
+    if (!rc) rc = rep_bench_write(rows, bench_rows(m, p, tests, n, rows), stdout, f, err);
+    return rc;
 }
 
 /* Appends jsonl lines (llama-bench's shape) for `fitcheck calibrate`. */
@@ -299,12 +267,11 @@ static int save_bench(const char *path, const eng_model *m, const eng_params *p,
     }
     if (old_len) fwrite(old, 1, old_len, af.fp);
     free(old);
-    for (uint32_t i = 0; i < n; i++) {
-        json_t *o = test_json(m, p, &tests[i]);
-        char *s = json_dumps(o, JSON_COMPACT);
-        if (s) fprintf(af.fp, "%s\n", s);
-        free(s);
-        json_decref(o);
+    rep_bench_row rows[ENG_BENCH_MAX_TESTS];
+    rc = rep_bench_write(rows, bench_rows(m, p, tests, n, rows), af.fp, REP_FMT_JSONL, err);
+    if (rc) {
+        fc_atomic_abort(&af);
+        return rc;
     }
     return fc_atomic_commit(&af, err);
 }
@@ -326,7 +293,7 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     eng_bench_test tests[ENG_BENCH_MAX_TESTS];
     uint32_t n = 0;
     if (!rc) rc = eng_bench_run(c, &bo, tests, &n, err);
-    if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt);
+    if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
     if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
     eng_ctx_free(c);
     return rc;

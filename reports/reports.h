@@ -189,6 +189,8 @@ typedef struct rep_bench_row {
     char cpu_info[128];
     char gpu_info[128];
     char backends[32];
+    char engine[16];        /* "llama.cpp" (llama-bench's files) or "fitcheck" (run --bench) */
+    char isa[16];           /* SIMD kernels used by fitcheck's engine; empty for llama.cpp */
     char model_filename[512];
     char model_type[128];   /* "llama 135M Q4_1" */
     uint64_t model_size;    /* bytes */
@@ -215,6 +217,9 @@ int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format 
  * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
  * file, the record and the field. */
 int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
+/* The same on a NUL-terminated buffer (split into lines in place); name is
+ * used in messages. rep_bench_load reads the file and calls this. */
+int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, fc_err *err);
 
 /* ---- the HTML report -------------------------------------------------------
  * The page reads plain views, not the planner's own structures:
@@ -278,7 +283,7 @@ typedef struct rep_report {
     const char *plans_note;        /* why there are no plans, when n_plans == 0 */
     const rep_bench_row *runs;
     int n_runs;
-    const char *runs_note;
+    const char *runs_note;         /* why there are no runs, or no predictions for some */
 } rep_report;
 
 /* Writes the whole self-contained page (inline CSS and SVG, no script, no
