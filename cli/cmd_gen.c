@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "model/model.h"
+#include "reports/reports.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -71,9 +72,12 @@ static int parse(int argc, char **argv, gen_args *a) {
 static int describe(model_desc *d, const gen_args *a, fc_err *err) {
     int rc = model_load(d, a->like, a->quant, err);
     if (rc || !a->layers) return rc;
-    if ((uint64_t)a->layers > d->hp.n_layer)
-        return fc_err_set(err, FC_EINPUT, "--layers %lld: %s has only %u layers", (long long)a->layers, a->like,
-                          d->hp.n_layer);
+    if ((uint64_t)a->layers > d->hp.n_layer) {
+        fc_err_set(err, FC_EINPUT, "--layers %lld: %s has only %u layers", (long long)a->layers, a->like,
+                   d->hp.n_layer);
+        model_desc_free(d); /* the caller frees only on success (leak found by LeakSanitizer) */
+        return FC_EINPUT;
+    }
     model_hparams *hp = malloc(sizeof *hp);
     if (!hp) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     *hp = d->hp;
@@ -94,11 +98,12 @@ int cli_gen(int argc, char **argv) {
     if ((rc = describe(&d, &a, &err))) return cli_report_error("gen", &err);
     char name[160];
     snprintf(name, sizeof name, "%s %s (fitcheck gen, random weights)", a.like, a.quant);
-    eng_gen_opts o = {(uint64_t)a.seed, name};
+    eng_gen_opts o = {(uint64_t)a.seed, name, rep_progress};
     uint64_t size = 0;
     double t0 = fc_now();
     rc = eng_gen_file_size(&d, &o, &size, &err);
     if (!rc) rc = eng_gen_write(&d, a.out, &o, &err);
+    rep_progress_done();
     double secs = fc_now() - t0;
     if (rc) {
         model_desc_free(&d);

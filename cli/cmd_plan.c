@@ -211,10 +211,14 @@ static int plan_speed_section(const plan_request *rq, plan_outcome *o, fc_err *e
     return plan_choose(o->choice, rq->model, &o->hw, &rq->params, rq->min_tps, &o->eff, err);
 }
 
-static void model_file_name(const plan_request *rq, const char *quant, char *buf, size_t cap) {
+/* The file to run: the GGUF given, when it is the recommended type; else a
+ * name for the file to make or download ("model-Q5_K_M.gguf"). */
+static void model_file_name(const plan_request *rq, const plan_outcome *o, const char *quant, char *buf, size_t cap) {
     size_t n = strlen(rq->model);
-    if (n > 5 && !strcasecmp(rq->model + n - 5, ".gguf") && !rq->quant) snprintf(buf, cap, "%s", rq->model);
-    else snprintf(buf, cap, "%s-%s.gguf", rq->model, quant);
+    bool gguf = n > 5 && !strcasecmp(rq->model + n - 5, ".gguf");
+    const model_ftype_info *own = model_ftype_by_id(o->model.hp.file_type);
+    if (gguf && !rq->quant && own && !strcasecmp(own->name, quant)) snprintf(buf, cap, "%s", rq->model);
+    else snprintf(buf, cap, "%.*s-%s.gguf", (int)(gguf ? n - 5 : n), rq->model, quant);
 }
 
 static void print_speed_text(const plan_request *rq, const plan_outcome *o) {
@@ -251,7 +255,7 @@ static void print_speed_text(const plan_request *rq, const plan_outcome *o) {
         return;
     }
     char file[1200], llama[2048], ollama[256];
-    model_file_name(rq, c->row[c->best].quant, file, sizeof file);
+    model_file_name(rq, o, c->row[c->best].quant, file, sizeof file);
     plan_choice_commands(c, file, llama, sizeof llama, ollama, sizeof ollama);
     printf("\nrecommended  %s at context %u: %s\n  llama.cpp  %s\n  ollama     %s\n", c->row[c->best].quant, c->n_ctx,
            c->reason, llama, ollama);
@@ -451,6 +455,7 @@ static void speed_json(json_t *root, const plan_request *rq, const plan_outcome 
         const plan_choice_row *r = &c->row[i];
         json_t *j = json_pack("{s:s,s:I,s:s,s:b}", "quant", r->quant, "file_bytes", (json_int_t)r->file_bytes, "fits",
                               plan_where_name(r->where), "experts_in_ram", r->params.exps_on_host);
+        json_object_set_new(j, "n_cpu_moe", json_integer(r->params.exps_on_host ? 0 : r->params.n_cpu_moe));
         json_object_set_new(j, "n_gpu_layers", r->params.n_gpu_layers == PLAN_NGL_ALL ? json_string("all")
                                                                                      : json_integer(r->params.n_gpu_layers));
         json_object_set_new(j, "speed", r->where == PLAN_ON_NONE ? json_null() : speed_result_json(&r->speed));
@@ -464,7 +469,7 @@ static void speed_json(json_t *root, const plan_request *rq, const plan_outcome 
     json_object_set_new(rec, "n_ctx", json_integer(c->n_ctx));
     if (c->best >= 0) {
         char file[1200], llama[2048], ollama[256];
-        model_file_name(rq, c->row[c->best].quant, file, sizeof file);
+        model_file_name(rq, o, c->row[c->best].quant, file, sizeof file);
         plan_choice_commands(c, file, llama, sizeof llama, ollama, sizeof ollama);
         json_object_set_new(rec, "quant", json_string(c->row[c->best].quant));
         json_object_set_new(rec, "llama_cpp", json_string(llama));

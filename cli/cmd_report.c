@@ -93,8 +93,35 @@ static int args_parse(int argc, char **argv, report_args *a) {
     return FC_OK;
 }
 
+/* Predictions for runs that carry none (llama-bench's own files): the
+ * planner's model of the machine the runs came from, per record. A file the
+ * planner cannot read (a test shape it does not model) keeps its
+ * measurements, and the note says why there is no prediction. */
+static void runs_predict(const char *path, const probe_profile *prof, rep_bench_row *rows, int n, char *note,
+                         size_t note_cap) {
+    fc_err err = {0};
+    char *text = NULL;
+    size_t len = 0;
+    plan_meas_set set = {0};
+    plan_efficiency *e = fc_calloc(1, sizeof *e, &err);
+    int rc = e ? fc_read_file(path, REP_BENCH_FILE_MAX, &text, &len, &err) : FC_ERUNTIME;
+    if (!rc) rc = plan_efficiency_load(e, NULL, &err);
+    if (!rc) rc = plan_meas_import(&set, text, len, path, prof, &err);
+    if (!rc && set.n != n) rc = fc_err_set(&err, FC_EINPUT, "%d of %d records could be modelled", set.n, n);
+    for (int i = 0; !rc && i < n; i++)
+        if (!(rows[i].predicted_ts > 0)) rows[i].predicted_ts = plan_meas_predict(&set.m[i], e);
+    if (rc) {
+        size_t used = strlen(note);
+        snprintf(note + used, note_cap - used, "%sNo predictions for %s: %s.", used ? " " : "", path, err.msg);
+    }
+    plan_meas_set_free(&set);
+    free(text);
+    free(e);
+}
+
 /* All --runs files into one list; the first bad file stops the report. */
-static int runs_load(const report_args *a, rep_bench_row **rows, int *n, fc_err *err) {
+static int runs_load(const report_args *a, const probe_profile *prof, rep_bench_row **rows, int *n, char *note,
+                     size_t note_cap, fc_err *err) {
     *rows = NULL;
     *n = 0;
     for (int i = 0; i < a->n_runs; i++) {
@@ -102,6 +129,7 @@ static int runs_load(const report_args *a, rep_bench_row **rows, int *n, fc_err 
         int np;
         int rc = rep_bench_load(a->runs[i], &part, &np, err);
         if (rc) return rc;
+        if (prof) runs_predict(a->runs[i], prof, part, np, note, note_cap);
         if (*n + np > REP_BENCH_MAX_ROWS) {
             free(part);
             return fc_err_set(err, FC_EINPUT, "more than %d benchmark records in the --runs files", REP_BENCH_MAX_ROWS);
@@ -168,8 +196,6 @@ int cli_report(int argc, char **argv) {
     probe_profile *prof = fc_malloc(sizeof *prof, &err);
     rep_plan_view *plans = fc_calloc(REP_MAX_PLANS, sizeof *plans, &err);
     if (!prof || !plans) rc = err.status;
-    if (!rc) rc = runs_load(&a, &runs, &r.n_runs, &err);
-    r.runs = runs;
     char profile_note[FC_ERR_MSG_MAX + 64];
     if (!rc) {
         /* No profile is not fatal: the page says why and plans from /proc/meminfo. */
@@ -184,6 +210,11 @@ int cli_report(int argc, char **argv) {
             r.profile_note = profile_note;
         }
     }
+    static char runs_note[4 * FC_ERR_MSG_MAX];
+    runs_note[0] = '\0';
+    if (!rc) rc = runs_load(&a, r.profile, &runs, &r.n_runs, runs_note, sizeof runs_note, &err);
+    r.runs = runs;
+    if (runs_note[0]) r.runs_note = runs_note;
     if (!rc) rc = plans_build(&a, r.profile, plans, &r.n_plans, &err);
     r.plans = plans;
     if (!rc) rc = report_write(a.output, &r, &err);

@@ -1,11 +1,396 @@
+/* fitcheck run MODEL.gguf: generate tokens with the reference engine, or
+ * measure prefill/decode speed like llama-bench (--bench). */
 #include "cli/cli.h"
+#include "engine/engine.h"
+#include "reports/reports.h"
 
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#define RUN_MAX_TOKENS 65536      /* ids accepted on --tokens */
+#define RUN_MAX_GEN 1000000
+#define RUN_MAX_CTX (1u << 24)
+#define RUN_DEFAULT_GEN 128
+#define RUN_DEFAULT_REPS 5
+#define RUN_DEFAULT_TEMP 0.8   /* llama.cpp's sampling defaults */
+#define RUN_DEFAULT_TOP_K 40
+#define RUN_DEFAULT_TOP_P 0.95
+#define RUN_DEFAULT_SEED 42
+
+static void usage(FILE *fp) {
+    fprintf(fp,
+            "usage: fitcheck run MODEL.gguf -p PROMPT [-n N] [--temp T] [--seed S] [--chat] [options]\n"
+            "       fitcheck run MODEL.gguf --bench [-p 512] [-n 128] [-d DEPTH] [-r 5] [-o md|csv|json|jsonl]\n"
+            "\n"
+            "Runs a GGUF model on the CPU with fitcheck's reference engine.\n"
+            "Generation streams the text that follows the prompt (--temp 0: greedy).\n"
+            "--bench measures prefill (ppN: one N-token batch) and decode (tgN: N\n"
+            "single-token steps) like llama-bench: t/s as mean +- stddev over -r runs.\n"
+            "\n"
+            "options:\n"
+            "  -p, --prompt TEXT  the prompt; with --bench: prompt lengths for pp tests, comma list (default 512)\n"
+            "  -n, --n-gen N      tokens to generate (default %d); with --bench: tg tests, comma list (128)\n"
+            "      --chat         wrap the prompt in the model's chat template\n"
+            "      --temp T       temperature (default 0.8; 0 = greedy)\n"
+            "      --top-k K      keep the K most likely tokens (default 40; 0 = all)\n"
+            "      --top-p P      nucleus sampling threshold (default 0.95)\n"
+            "      --seed S       sampling seed (default 42)\n"
+            "      --tokens LIST  prompt as token ids, comma separated (instead of -p)\n"
+            "      --ids          print token ids instead of text\n"
+            "  -d, --depth N      with --bench: tokens already in the cache before each test\n"
+            "  -r, --reps N       with --bench: repetitions (default %d)\n"
+            "  -o, --output FMT   with --bench: md (default), csv, json, jsonl\n"
+            "      --json         same as -o json\n"
+            "      --save FILE    with --bench: append the results as llama-bench jsonl lines\n"
+            "  -t, --threads N    threads (default: one per physical core)\n"
+            "  -c, --ctx-size N   KV cache positions (default: what the run needs)\n"
+            "      --isa NAME     scalar, avx2 or avx512 (default: best this CPU has)\n"
+            "      --force        run even if the predicted memory exceeds available RAM\n"
+            "  -h, --help         this help\n",
+            RUN_DEFAULT_GEN, RUN_DEFAULT_REPS);
+}
+
+typedef struct run_opts {
+    const char *model, *prompt, *tokens, *gen_list, *fmt, *save;
+    uint32_t threads, depth, reps, n_ctx, top_k;
+    double temp, top_p;
+    uint64_t seed;
+    int isa;
+    bool bench, force, chat, ids;
+} run_opts;
+
+/* "512,1024" -> values; false on anything else. */
+static bool parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *n, uint32_t max) {
+    *n = 0;
+    char buf[256];
+    if (!s || strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t v;
+        if (*n >= cap || !cli_parse_i64(tok, 0, max, &v)) return false;
+        out[(*n)++] = (uint32_t)v;
+    }
+    return *n > 0;
+}
+
+/* Bytes of RAM the kernel says it can give without swapping (MemAvailable). */
+static uint64_t mem_available(void) {
+    FILE *fp = fopen("/proc/meminfo", "r");
+    if (!fp) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    fclose(fp);
+    return (uint64_t)kb * 1024;
+}
+
+/* Refuses (FC_EINPUT) when file + KV cache + buffers exceed available RAM. */
+static int check_memory(const eng_model *m, const eng_params *p, bool force, fc_err *err) {
+    uint64_t file = eng_model_gguf(m)->size, kv = eng_ctx_kv_bytes(m, p), buf = eng_ctx_buffer_bytes(m, p);
+    uint64_t need = file + kv + buf, avail = mem_available();
+    if (!avail || need <= avail || force) return FC_OK;
+    char a[32], b[32], c[32], d[32], e[32];
+    return fc_err_set(err, FC_EINPUT,
+                      "predicted memory %s (file %s + KV cache %s + buffers %s) exceeds available RAM %s; "
+                      "use --force to run anyway",
+                      fc_fmt_bytes(need, a, sizeof a), fc_fmt_bytes(file, b, sizeof b), fc_fmt_bytes(kv, c, sizeof c),
+                      fc_fmt_bytes(buf, d, sizeof d), fc_fmt_bytes(avail, e, sizeof e));
+}
+
+/* ---- generation --------------------------------------------------------------- */
+
+/* Prompt token ids: --tokens verbatim, or the (chat-formatted) text tokenized
+ * with BOS as the model's metadata asks. *out is malloc'd. */
+static int prompt_tokens(eng_model *m, const eng_tokenizer *tok, const run_opts *o, int32_t **out, uint32_t *n,
+                         fc_err *err) {
+    const gguf_file *f = eng_model_gguf(m);
+    uint32_t nv = eng_model_hparams(m)->n_vocab;
+    *n = 0;
+    if (o->tokens) {
+        if (!(*out = fc_malloc(RUN_MAX_TOKENS * sizeof **out, err))) return FC_ERUNTIME;
+        for (const char *s = o->tokens; *s && *n < RUN_MAX_TOKENS;) {
+            char *end;
+            long v = strtol(s, &end, 10);
+            if (end == s || v < 0 || v >= (long)nv || (*end && *end != ','))
+                return fc_err_set(err, FC_EINPUT, "--tokens: '%s' is not a list of token ids below %u", o->tokens, nv);
+            (*out)[(*n)++] = (int32_t)v;
+            s = *end ? end + 1 : end;
+        }
+        return FC_OK;
+    }
+    char *text = NULL;
+    if (o->chat) {
+        const gguf_kv *kv = gguf_find(f, "tokenizer.chat_template");
+        char *tmpl = NULL;
+        if (kv && kv->v.type == GGUF_STRING && kv->v.s.len < (1u << 20)) {
+            if (!(tmpl = fc_malloc(kv->v.s.len + 1, err))) return FC_ERUNTIME;
+            memcpy(tmpl, kv->v.s.p, kv->v.s.len);
+            tmpl[kv->v.s.len] = '\0';
+        }
+        int rc = eng_chat_format(tmpl, eng_model_hparams(m)->arch, o->prompt, &text, err);
+        free(tmpl);
+        if (rc) return rc;
+    }
+    const char *src = text ? text : o->prompt;
+    size_t len = strlen(src), cap = ENG_TOKENS_MAX(len), got = 0;
+    int rc = FC_OK;
+    if (!(*out = fc_malloc(cap * sizeof **out, err))) rc = FC_ERUNTIME;
+    if (!rc) rc = eng_tokenize(tok, src, len, ENG_TOK_ADD_SPECIAL | (o->chat ? ENG_TOK_PARSE_SPECIAL : 0), *out, cap,
+                               &got, err);
+    free(text);
+    *n = (uint32_t)got;
+    return rc;
+}
+
+static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
+    if (!o->tokens && !o->prompt) return fc_err_set(err, FC_EINPUT, "give a prompt with -p TEXT (or --tokens IDS)");
+    int64_t n_gen = RUN_DEFAULT_GEN;
+    if (o->gen_list && !cli_parse_i64(o->gen_list, 0, RUN_MAX_GEN, &n_gen))
+        return fc_err_set(err, FC_EINPUT, "-n: '%s' is not a token count", o->gen_list);
+    uint32_t nv = eng_model_hparams(m)->n_vocab;
+    eng_tokenizer *tok = NULL;
+    eng_sampler *smp = NULL;
+    eng_ctx *c = NULL;
+    int32_t *toks = NULL;
+    uint32_t n = 0;
+    eng_sampler_params sp = {.temp = (float)o->temp, .top_k = o->top_k, .top_p = (float)o->top_p, .seed = o->seed};
+    int rc = eng_tokenizer_load(&tok, eng_model_gguf(m), err);
+    if (!rc) rc = prompt_tokens(m, tok, o, &toks, &n, err);
+    if (!rc && n == 0) rc = fc_err_set(err, FC_EINPUT, "the prompt has no tokens");
+    if (!rc) rc = eng_sampler_new(&smp, nv, &sp, err);
+    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : n + (uint32_t)n_gen, .n_threads = o->threads, .isa = o->isa};
+    if (!rc) rc = check_memory(m, &p, o->force, err);
+    if (!rc) rc = eng_ctx_new(&c, m, &p, err);
+    const float *logits;
+    double t0 = fc_now(), t1 = t0;
+    if (!rc) rc = eng_decode(c, toks, n, &logits, err);
+    t1 = fc_now();
+    eng_detok dt;
+    eng_detok_init(&dt, tok);
+    char piece[ENG_TOKEN_MAX_BYTES + 8];
+    int64_t i = 0;
+    for (; !rc && i < n_gen; i++) {
+        int32_t next = eng_sampler_sample(smp, logits);
+        if (eng_token_is_eog(tok, next)) break;
+        if (o->ids) printf(i ? ",%d" : "%d", next);
+        else if (eng_detok_push(&dt, next, piece, sizeof piece)) fputs(piece, stdout);
+        fflush(stdout);
+        if (i + 1 < n_gen) rc = eng_decode(c, &next, 1, &logits, err);
+    }
+    if (!rc) {
+        if (!o->ids && eng_detok_flush(&dt, piece, sizeof piece)) fputs(piece, stdout);
+        printf("\n");
+        double t2 = fc_now();
+        fprintf(stderr, "fitcheck run: prompt %u tokens %.2f t/s, generated %lld tokens %.2f t/s (%s, %u threads)\n", n,
+                n / (t1 - t0), (long long)i, i > 1 ? (i - 1) / (t2 - t1) : 0.0, eng_isa_name(eng_ctx_params(c)->isa),
+                eng_ctx_params(c)->n_threads);
+    }
+    eng_ctx_free(c);
+    eng_sampler_free(smp);
+    eng_tokenizer_free(tok);
+    free(toks);
+    return rc;
+}
+
+/* ---- benchmark output ------------------------------------------------------------- */
+
+/* One test as a llama-bench row: reports/ writes every format from it. */
+static void bench_row(rep_bench_row *r, const eng_model *m, const eng_params *p, const eng_bench_test *t,
+                      const char *when) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->model_filename, sizeof r->model_filename, "%.511s", eng_model_gguf(m)->path);
+    snprintf(r->model_type, sizeof r->model_type, "%s", eng_model_type(m));
+    r->model_size = eng_model_size(m);
+    r->model_n_params = eng_model_n_params(m);
+    snprintf(r->backends, sizeof r->backends, "CPU");
+    snprintf(r->engine, sizeof r->engine, "fitcheck");
+    snprintf(r->isa, sizeof r->isa, "%s", eng_isa_name(p->isa));
+    r->n_batch = r->n_ubatch = (int)p->n_ubatch;
+    r->n_threads = (int)p->n_threads;
+    snprintf(r->type_k, sizeof r->type_k, "f16");
+    snprintf(r->type_v, sizeof r->type_v, "f16");
+    r->n_prompt = (int)t->n_prompt;
+    r->n_gen = (int)t->n_gen;
+    r->n_depth = (int)t->n_depth;
+    snprintf(r->test_time, sizeof r->test_time, "%s", when);
+    r->avg_ns = t->avg_ns;
+    r->stddev_ns = t->stddev_ns;
+    r->avg_ts = t->avg_ts;
+    r->stddev_ts = t->stddev_ts;
+    for (uint32_t k = 0; k < t->reps && k < REP_BENCH_MAX_SAMPLES && k < FC_ARRAY_LEN(t->ts); k++) {
+        r->samples_ts[k] = t->ts[k];
+        r->samples_ns[k] = t->ts[k] > 0 ? (t->n_prompt + t->n_gen) / t->ts[k] * 1e9 : 0;
+        r->n_samples = (int)k + 1;
+    }
+    r->predicted_ts = t->predicted_ts;
+}
+
+static int bench_rows(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
+                      rep_bench_row *rows) {
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (uint32_t i = 0; i < n; i++) bench_row(&rows[i], m, p, &tests[i], when);
+    return (int)n;
+}
+
+static int print_bench(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
+                       const char *fmt, fc_err *err) {
+    enum rep_format f;
+    int rc = rep_format_parse(fmt, &f, err);
+    rep_bench_row rows[ENG_BENCH_MAX_TESTS];
+    if (!rc) rc = rep_bench_write(rows, bench_rows(m, p, tests, n, rows), stdout, f, err);
+    return rc;
+}
+
+/* Appends jsonl lines (llama-bench's shape) for `fitcheck calibrate`. */
+static int save_bench(const char *path, const eng_model *m, const eng_params *p, const eng_bench_test *tests,
+                      uint32_t n, fc_err *err) {
+    char *old = NULL;
+    size_t old_len = 0;
+    if (fc_read_file(path, 64u << 20, &old, &old_len, err)) {
+        old = NULL;
+        old_len = 0;
+        fc_err_clear(err);
+    }
+    fc_atomic_file af;
+    int rc = fc_atomic_open(&af, path, err);
+    if (rc) {
+        free(old);
+        return rc;
+    }
+    if (old_len) fwrite(old, 1, old_len, af.fp);
+    free(old);
+    rep_bench_row rows[ENG_BENCH_MAX_TESTS];
+    rc = rep_bench_write(rows, bench_rows(m, p, tests, n, rows), af.fp, REP_FMT_JSONL, err);
+    if (rc) {
+        fc_atomic_abort(&af);
+        return rc;
+    }
+    return fc_atomic_commit(&af, err);
+}
+
+static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
+    eng_bench_opts bo = {.n_depth = o->depth, .reps = o->reps};
+    if (!parse_list(o->prompt ? o->prompt : "512", bo.n_prompt, ENG_BENCH_MAX_TESTS, &bo.n_prompt_count, RUN_MAX_CTX))
+        return fc_err_set(err, FC_EINPUT, "-p: '%s' is not a comma list of prompt lengths", o->prompt);
+    if (!parse_list(o->gen_list ? o->gen_list : "128", bo.n_gen, ENG_BENCH_MAX_TESTS, &bo.n_gen_count, RUN_MAX_CTX))
+        return fc_err_set(err, FC_EINPUT, "-n: '%s' is not a comma list of token counts", o->gen_list);
+    uint32_t need = 0;
+    for (uint32_t i = 0; i < bo.n_prompt_count; i++) need = bo.n_prompt[i] > need ? bo.n_prompt[i] : need;
+    for (uint32_t i = 0; i < bo.n_gen_count; i++) need = bo.n_gen[i] > need ? bo.n_gen[i] : need;
+    need += o->depth;
+    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : need, .n_threads = o->threads, .isa = o->isa};
+    int rc = check_memory(m, &p, o->force, err);
+    eng_ctx *c = NULL;
+    if (!rc) rc = eng_ctx_new(&c, m, &p, err);
+    eng_bench_test tests[ENG_BENCH_MAX_TESTS];
+    uint32_t n = 0;
+    if (!rc) rc = eng_bench_run(c, &bo, tests, &n, err);
+    if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
+    if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
+    eng_ctx_free(c);
+    return rc;
+}
 
 int cli_run(int argc, char **argv) {
-    if (argc > 1 && !strcmp(argv[1], "--help")) {
-        printf("usage: fitcheck run ... (not implemented yet: issue #6)\n");
-        return 0;
+    enum { OPT_TOKENS = 256, OPT_JSON, OPT_SAVE, OPT_ISA, OPT_FORCE, OPT_BENCH, OPT_CHAT, OPT_TEMP, OPT_TOPK, OPT_TOPP,
+           OPT_SEED, OPT_IDS };
+    static const struct option longopts[] = {
+        {"tokens", required_argument, NULL, OPT_TOKENS}, {"n-gen", required_argument, NULL, 'n'},
+        {"prompt", required_argument, NULL, 'p'},        {"depth", required_argument, NULL, 'd'},
+        {"reps", required_argument, NULL, 'r'},          {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, OPT_JSON},           {"save", required_argument, NULL, OPT_SAVE},
+        {"threads", required_argument, NULL, 't'},       {"ctx-size", required_argument, NULL, 'c'},
+        {"isa", required_argument, NULL, OPT_ISA},       {"force", no_argument, NULL, OPT_FORCE},
+        {"bench", no_argument, NULL, OPT_BENCH},         {"help", no_argument, NULL, 'h'},
+        {"chat", no_argument, NULL, OPT_CHAT},           {"temp", required_argument, NULL, OPT_TEMP},
+        {"top-k", required_argument, NULL, OPT_TOPK},    {"top-p", required_argument, NULL, OPT_TOPP},
+        {"seed", required_argument, NULL, OPT_SEED},     {"ids", no_argument, NULL, OPT_IDS},
+        {NULL, 0, NULL, 0},
+    };
+    run_opts o = {.fmt = "md", .reps = RUN_DEFAULT_REPS, .isa = ENG_ISA_BEST, .temp = RUN_DEFAULT_TEMP,
+                  .top_k = RUN_DEFAULT_TOP_K, .top_p = RUN_DEFAULT_TOP_P, .seed = RUN_DEFAULT_SEED};
+    double f;
+    int64_t v;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "n:p:d:r:o:t:c:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': usage(stdout); return 0;
+        case OPT_TOKENS: o.tokens = optarg; break;
+        case 'n': {
+            uint32_t tmp[ENG_BENCH_MAX_TESTS], cnt;
+            if (!parse_list(optarg, tmp, ENG_BENCH_MAX_TESTS, &cnt, RUN_MAX_GEN))
+                return cli_usage_error("run", "-n/--n-gen: '%s' is not a token count (or comma list of counts)", optarg);
+            o.gen_list = optarg;
+            break;
+        }
+        case 'p': o.prompt = optarg; break;
+        case OPT_JSON: o.fmt = "json"; break;
+        case OPT_SAVE: o.save = optarg; break;
+        case OPT_FORCE: o.force = true; break;
+        case OPT_BENCH: o.bench = true; break;
+        case OPT_CHAT: o.chat = true; break;
+        case OPT_IDS: o.ids = true; break;
+        case OPT_TEMP:
+            if (!cli_parse_f64(optarg, 0, 100, &o.temp)) return cli_usage_error("run", "--temp must be 0..100");
+            break;
+        case OPT_TOPP:
+            if (!cli_parse_f64(optarg, 1e-6, 1, &o.top_p)) return cli_usage_error("run", "--top-p must be in (0, 1]");
+            break;
+        case OPT_TOPK:
+            if (!cli_parse_i64(optarg, 0, INT32_MAX, &v)) return cli_usage_error("run", "--top-k must be >= 0");
+            o.top_k = (uint32_t)v;
+            break;
+        case OPT_SEED:
+            if (!cli_parse_f64(optarg, 0, 1.8e19, &f) || f != floor(f)) return cli_usage_error("run", "--seed must be a whole number >= 0");
+            o.seed = (uint64_t)f;
+            break;
+        case 'o':
+            if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json") && strcmp(optarg, "jsonl"))
+                return cli_usage_error("run", "-o must be md, csv, json or jsonl, not '%s'", optarg);
+            o.fmt = optarg;
+            break;
+        case OPT_ISA:
+            if ((o.isa = eng_isa_from_name(optarg)) < 0)
+                return cli_usage_error("run", "--isa must be scalar, avx2 or avx512, not '%s'", optarg);
+            if (o.isa > eng_isa_best())
+                return cli_usage_error("run", "--isa %s: this CPU does not support it", optarg);
+            break;
+        case 'd':
+            if (!cli_parse_i64(optarg, 0, RUN_MAX_CTX, &v))
+                return cli_usage_error("run", "-d/--depth: '%s' is not a depth in 0..%u", optarg, RUN_MAX_CTX);
+            o.depth = (uint32_t)v;
+            break;
+        case 'r':
+            if (!cli_parse_i64(optarg, 1, 64, &v)) return cli_usage_error("run", "-r/--reps: '%s' is not a repetition count in 1..64", optarg);
+            o.reps = (uint32_t)v;
+            break;
+        case 't':
+            if (!cli_parse_i64(optarg, 1, ENG_MAX_THREADS, &v))
+                return cli_usage_error("run", "-t/--threads: '%s' is not a thread count in 1..%d", optarg, ENG_MAX_THREADS);
+            o.threads = (uint32_t)v;
+            break;
+        case 'c':
+            if (!cli_parse_i64(optarg, 1, RUN_MAX_CTX, &v)) return cli_usage_error("run", "-c/--ctx-size: '%s' is not a context size in 1..%u", optarg, RUN_MAX_CTX);
+            o.n_ctx = (uint32_t)v;
+            break;
+        default: return cli_usage_error("run", "unknown option");
+        }
     }
-    return cli_not_yet("run", "issue #6");
+    if (optind != argc - 1) return cli_usage_error("run", "expected one MODEL.gguf argument");
+    o.model = argv[optind];
+    fc_err err = {0};
+    eng_model *m;
+    if (eng_model_open(&m, o.model, &err)) return cli_report_error("run", &err);
+    int rc = o.bench ? run_bench(m, &o, &err) : run_generate(m, &o, &err);
+    eng_model_close(m);
+    return rc ? cli_report_error("run", &err) : 0;
 }

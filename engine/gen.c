@@ -16,12 +16,16 @@
 
 typedef struct gen_ctx {
     const model_desc *d;
+    const eng_gen_opts *o;
     gen_rng rng;
+    uint64_t done, total; /* tensor bytes, for progress */
 } gen_ctx;
 
 static int fill(void *ctx, uint32_t index, void *buf, uint64_t bytes, fc_err *err) {
     gen_ctx *g = ctx;
     if (fc_interrupted) return fc_err_set(err, FC_ERUNTIME, "interrupted"); /* before, not after, a big tensor */
+    if (g->o->progress) g->o->progress(g->d->tensors[index].name, g->total ? (double)g->done / (double)g->total : 0);
+    g->done += bytes;
     return gen_fill_tensor(&g->d->tensors[index], &g->rng, buf, bytes, err);
 }
 
@@ -131,7 +135,7 @@ int eng_gen_write(const model_desc *d, const char *path, const eng_gen_opts *o, 
     fc_atomic_file af;
     if (!rc) rc = fc_atomic_open(&af, path, err);
     if (!rc) {
-        gen_ctx g = {d, {o->seed}};
+        gen_ctx g = {d, o, {o->seed}, 0, d->weight_bytes};
         rc = gguf_writer_write(w, af.fp, fill, &g, err);
         if (rc) fc_atomic_abort(&af);
         else rc = fc_atomic_commit(&af, err);

@@ -120,7 +120,7 @@ void gen_vocab_free(gen_vocab *v) {
 void gen_vocab_write(const gen_vocab *v, gguf_writer *w) {
     bool spm = v->kind == ENG_TOK_SPM;
     gguf_writer_str(w, "tokenizer.ggml.model", spm ? "llama" : "gpt2");
-    if (!spm) gguf_writer_str(w, "tokenizer.ggml.pre", "gpt2");
+    if (!spm) gguf_writer_str(w, "tokenizer.ggml.pre", "gpt-2"); /* llama.cpp's name for the GPT-2 pre-tokenizer */
     gguf_writer_arr_str(w, "tokenizer.ggml.tokens", v->ptr, v->n);
     if (spm) gguf_writer_arr_f32(w, "tokenizer.ggml.scores", v->scores, v->n);
     gguf_writer_arr_i32(w, "tokenizer.ggml.token_type", v->types, v->n);

@@ -249,18 +249,6 @@ static int import_json(plan_meas_set *s, const char *text, size_t len, const cha
 
 /* ---- the published-results table ---------------------------------------- */
 
-static int pub_split(char *line, char **f, int max) {
-    int n = 0;
-    for (char *p = line; n < max;) {
-        f[n++] = p;
-        char *c = strchr(p, ',');
-        if (!c) break;
-        *c = '\0';
-        p = c + 1;
-    }
-    return n;
-}
-
 static bool pub_num(const char *s, double lo, double hi, double *out) {
     char *end;
     double v = strtod(s, &end);
@@ -281,24 +269,20 @@ static bool pub_test(const char *s, int *n_prompt, int *n_gen) {
 static int import_published(plan_meas_set *s, const char *text, const char *name, fc_err *err) {
     enum { DEVICE, BACKEND, MEM, TFLOPS, MODEL, CATALOG, QUANT, SIZE_GIB, PARAMS_B, N_LAYER, N_EMBD, N_VOCAB,
            N_HEAD, N_HEAD_KV, HEAD_DIM, TEST, DEPTH, TPS, SOURCE };
-    int lineno = 0;
+    int lineno = 0, got;
     bool header = false;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    const char *cur = text;
+    char line[PUB_LINE_MAX];
+    while ((got = plan_csv_line(&cur, line, sizeof line)) != 0) {
         lineno++;
-        char line[PUB_LINE_MAX];
-        if (len >= sizeof line) return fc_err_set(err, FC_EINPUT, "%s:%d: line too long", name, lineno);
-        memcpy(line, p, len);
-        line[len] = '\0';
-        p = nl ? nl + 1 : p + len;
+        if (got < 0) return fc_err_set(err, FC_EINPUT, "%s:%d: line too long", name, lineno);
         if (!line[0] || line[0] == '#') continue;
         if (!header) {
             header = true;
             continue;
         }
         char *f[PUB_FIELDS];
-        if (pub_split(line, f, PUB_FIELDS) != PUB_FIELDS)
+        if (plan_csv_fields(line, f, PUB_FIELDS) != PUB_FIELDS)
             return fc_err_set(err, FC_EINPUT, "%s:%d: expected %d fields", name, lineno, PUB_FIELDS);
         double mem, tfl, gib, pb, nl_, ne, nv, nh, nhk, hd, depth, tps;
         int be = plan_backend_from_name(f[BACKEND]), type = -1, n_prompt, n_gen;

@@ -16,35 +16,18 @@ const char *plan_where_name(int w) { return w >= PLAN_ON_GPU && w <= PLAN_ON_NON
 
 int plan_quality(const char *ftype, double *ppl_pct, double *kld) {
     *ppl_pct = *kld = -1;
-    const char *p = plan_speed_data("quality.csv");
+    const char *cur = plan_speed_data("quality.csv");
+    char line[QUALITY_LINE_MAX];
     bool header = false;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char line[QUALITY_LINE_MAX];
-        if (len >= sizeof line) len = sizeof line - 1;
-        memcpy(line, p, len);
-        line[len] = '\0';
-        p = nl ? nl + 1 : p + len;
-        if (!line[0] || line[0] == '#') continue;
+    int got;
+    while (cur && (got = plan_csv_line(&cur, line, sizeof line)) != 0) {
+        if (got < 0 || !line[0] || line[0] == '#') continue;
         if (!header) {
             header = true;
             continue;
         }
-        char *f[QUALITY_FIELDS];
-        int n = 0;
-        /* quant,ppl_pct,kld,top_pct,source — empty fields allowed, so split by hand */
-        for (char *q = line; n < QUALITY_FIELDS; n++) {
-            f[n] = q;
-            char *c = strchr(q, ',');
-            if (!c) {
-                n++;
-                break;
-            }
-            *c = '\0';
-            q = c + 1;
-        }
-        if (n < 3 || strcasecmp(f[0], ftype)) continue;
+        char *f[QUALITY_FIELDS]; /* quant,ppl_pct,kld,top_pct,source; empty = not published */
+        if (plan_csv_fields(line, f, QUALITY_FIELDS) < 3 || strcasecmp(f[0], ftype)) continue;
         if (f[1][0]) *ppl_pct = strtod(f[1], NULL);
         if (f[2][0]) *kld = strtod(f[2], NULL);
         return FC_OK;
@@ -90,16 +73,39 @@ static bool best_partial(const model_desc *d, const plan_hw *hw, plan_params *p,
 
 static bool model_is_moe(const model_desc *d) { return d->hp.n_expert > 1; }
 
+/* MoE: the fewest layers whose experts must stay in RAM for the rest to fit
+ * on the GPUs (--n-cpu-moe N; all layers = -ot exps=CPU). GPU memory falls as
+ * N grows, so a binary search finds it; the host must then hold the experts. */
+static bool fewest_cpu_moe(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
+    p->n_gpu_layers = PLAN_NGL_ALL;
+    uint32_t lo = 1, hi = d->hp.n_layer, found = 0;
+    while (lo <= hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        p->n_cpu_moe = mid;
+        if (gpus_fit(d, hw, p, m)) {
+            found = mid;
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    p->n_cpu_moe = 0;
+    if (!found) return false;
+    if (found == d->hp.n_layer) p->exps_on_host = true;
+    else p->n_cpu_moe = found;
+    if (try_place(d, hw, p, m)) return true;
+    p->exps_on_host = false;
+    p->n_cpu_moe = 0;
+    return false;
+}
+
 int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
     p->exps_on_host = false;
+    p->n_cpu_moe = 0;
     if (hw->n_gpu > 0) {
         p->n_gpu_layers = PLAN_NGL_ALL;
         if (try_place(d, hw, p, m)) return PLAN_ON_GPU;
-        if (model_is_moe(d)) {
-            p->exps_on_host = true;
-            if (try_place(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
-            p->exps_on_host = false;
-        }
+        if (model_is_moe(d) && fewest_cpu_moe(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
         if (best_partial(d, hw, p, m)) return PLAN_ON_SPLIT;
     }
     p->n_gpu_layers = 0;
@@ -213,6 +219,7 @@ void plan_choice_commands(const plan_choice *c, const char *model_file, char *ll
                                 ngl, c->n_ctx, ggml_type_get(p->type_k)->name, ggml_type_get(p->type_v)->name,
                                 p->flash_attn ? "on" : "off");
     if (n < llama_cap && p->exps_on_host) n += (size_t)snprintf(llama + n, llama_cap - n, " -ot \"exps=CPU\"");
+    else if (n < llama_cap && p->n_cpu_moe) n += (size_t)snprintf(llama + n, llama_cap - n, " --n-cpu-moe %u", p->n_cpu_moe);
     int used = 0;
     for (int g = 0; g < r->n_gpu; g++) used += r->gpu_layers[g] > 0;
     if (n < llama_cap && used > 1) {
@@ -222,5 +229,5 @@ void plan_choice_commands(const plan_choice *c, const char *model_file, char *ll
     }
     /* ollama counts layers the same way and has no expert override. */
     snprintf(ollama, ollama_cap, "num_gpu %d, num_ctx %u%s", ngl, c->n_ctx,
-             p->exps_on_host ? " (ollama cannot keep only the experts in RAM: use llama-server)" : "");
+             p->exps_on_host || p->n_cpu_moe ? " (ollama cannot keep only the experts in RAM: use llama-server)" : "");
 }

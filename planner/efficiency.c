@@ -78,46 +78,22 @@ static int eff_store(plan_efficiency *e, const char *be_s, const char *eng_s, co
     return FC_OK;
 }
 
-/* Splits a CSV line on commas; the last field (the source) may hold commas
- * and is not needed here. Quotes are not used by the data file. */
-static int csv_split(char *line, char **f, int max) {
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        f[n++] = p;
-        if (n == max) break;
-        char *c = strchr(p, ',');
-        if (!c) break;
-        *c = '\0';
-        p = c + 1;
-    }
-    return n;
-}
-
 int plan_efficiency_parse_csv(plan_efficiency *e, const char *text, const char *name, fc_err *err) {
-    const char *p = text;
-    int lineno = 0;
+    const char *cur = text;
+    char line[EFF_LINE_MAX];
+    int lineno = 0, got;
     bool header = false;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    while ((got = plan_csv_line(&cur, line, sizeof line)) != 0) {
         lineno++;
-        char line[EFF_LINE_MAX];
-        if (len >= sizeof line) return fc_err_set(err, FC_EINPUT, "%s:%d: line longer than %d bytes", name, lineno,
-                                                  EFF_LINE_MAX - 1);
-        memcpy(line, p, len);
-        line[len] = '\0';
-        if (len && line[len - 1] == '\r') line[len - 1] = '\0';
-        p = nl ? nl + 1 : p + len;
+        if (got < 0) return fc_err_set(err, FC_EINPUT, "%s:%d: line longer than %d bytes", name, lineno, EFF_LINE_MAX - 1);
         if (!line[0] || line[0] == '#') continue;
         if (!header) { /* the first other line names the columns */
             header = true;
             continue;
         }
         char *f[EFF_FIELDS];
-        int nf = csv_split(line, f, EFF_FIELDS);
-        if (nf < 5) return fc_err_set(err, FC_EINPUT, "%s:%d: expected backend,engine,param,type,value,source", name,
-                                      lineno);
+        if (plan_csv_fields(line, f, EFF_FIELDS) < 5)
+            return fc_err_set(err, FC_EINPUT, "%s:%d: expected backend,engine,param,type,value,source", name, lineno);
         char *end;
         double v = strtod(f[4], &end);
         char where[160];

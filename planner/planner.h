@@ -209,6 +209,11 @@ typedef struct plan_efficiency {
     plan_eff_set set[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT];
 } plan_efficiency;
 
+/* CSV without quoting, as the data tables are written: the next line of the
+ * text at *cursor into line (1; 0 at the end; -1 if longer than cap), and a
+ * line split at commas into at most max fields (the last keeps the rest). */
+int plan_csv_line(const char **cursor, char *line, size_t cap);
+int plan_csv_fields(char *line, char **f, int max);
 /* A data file built into the binary ("efficiency.csv", "quality.csv"), NUL-terminated. */
 const char *plan_speed_data(const char *name);
 const char *plan_eff_scalar_name(int p);
@@ -264,11 +269,13 @@ typedef struct plan_speed_setup {
 } plan_speed_setup;
 
 /* Where each layer lives: layer_dev[il] indexes setup->dev; output_dev takes
- * output.weight; exps_dev >= 0 moves every MoE expert tensor there (-ot exps=CPU). */
+ * output.weight; exps_dev >= 0 moves the MoE expert tensors of the first
+ * exps_layers layers there (--n-cpu-moe N; all layers: -ot exps=CPU). */
 typedef struct plan_speed_place {
     int layer_dev[MODEL_MAX_LAYERS];
     int output_dev;
     int exps_dev;
+    uint32_t exps_layers;
     uint32_t kv_type;    /* ggml type of the KV cache (F16, Q8_0, Q4_0) */
 } plan_speed_place;
 
@@ -369,7 +376,7 @@ const char *plan_where_name(int where);
 
 /* Where a model fits on hw, fastest placement first: all on the GPUs; MoE
  * experts in RAM; the most layers the GPUs hold (each card its own VRAM);
- * the CPU. Sets p->n_gpu_layers / exps_on_host and m to that placement. */
+ * the CPU. Sets p->n_gpu_layers / exps_on_host / n_cpu_moe and m to that placement. */
 int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m);
 
 #define PLAN_CHOICE_MAX 40
@@ -379,7 +386,7 @@ typedef struct plan_choice_row {
     char quant[16];
     uint64_t file_bytes;
     int where;                     /* enum plan_where */
-    plan_params params;            /* the placement that fits: n_gpu_layers, exps_on_host */
+    plan_params params;            /* the placement that fits: n_gpu_layers, exps_on_host, n_cpu_moe */
     uint32_t gpu_layers[PLAN_MAX_DEVICES]; /* layers per GPU (llama.cpp -ts) */
     int n_gpu;
     plan_speed_result speed;

@@ -43,12 +43,16 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
 }
 
 double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth) {
-    double t = 0;
+    double t = 0, token_us = 0, hop_us = 0;
     for (int d = 0; d < s->n_dev; d++) {
         const plan_speed_load *l = &s->load[d];
         const plan_speed_dev *dv = &s->dev[d];
         const plan_eff_set *f = eff_of(e, s, d);
         if (!plan_speed_load_busy(l)) continue;
+        /* Per-token and per-crossing costs are the slowest backend's that takes part
+         * (an idle host CPU next to a GPU adds none of its own). */
+        token_us = fmax(token_us, f->scalar[PLAN_EFF_TOKEN_US]);
+        hop_us = fmax(hop_us, f->scalar[PLAN_EFF_HOP_US]);
         double t_mat = matvec_s(l, dv, f);
         double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dv->gflops * GIGA;
         double swa = attended(depth, l->swa_window);
@@ -57,10 +61,7 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         t += t_mat + kv / bw + macs / (f->scalar[PLAN_EFF_ATTN_DEC] * fl) +
              l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
     }
-    /* One fixed per-token cost (sampling, graph build), charged by the first device. */
-    if (s->n_dev > 0) t += eff_of(e, s, 0)->scalar[PLAN_EFF_TOKEN_US] * US;
-    if (s->n_hops > 0) t += s->n_hops * eff_of(e, s, s->n_dev > 1 ? 1 : 0)->scalar[PLAN_EFF_HOP_US] * US;
-    return t;
+    return t + (token_us + s->n_hops * hop_us) * US;
 }
 
 double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_gen, int depth) {

@@ -43,7 +43,8 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
         if (!tensor_is_matmul(t, !has_output) || t->type >= GGML_TYPE_COUNT) continue;
         int dev = t->layer >= 0 && (uint32_t)t->layer < hp->n_layer ? pl->layer_dev[t->layer] : pl->output_dev;
         bool exp = role_is_expert(t->role) && frac > 0;
-        if (exp && pl->exps_dev >= 0) dev = pl->exps_dev;
+        bool moved = exp && pl->exps_dev >= 0 && t->layer >= 0 && (uint32_t)t->layer < pl->exps_layers;
+        if (moved) dev = pl->exps_dev;
         plan_speed_load *l = &s->load[dev];
         double elems = (double)t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
         if (t->role == ROLE_OUTPUT || t->role == ROLE_TOKEN_EMBD) {
@@ -79,7 +80,8 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
         }
         if (dev != prev) s->n_hops++;
         /* Experts elsewhere: the activations go there and back in every MoE layer. */
-        if (frac > 0 && pl->exps_dev >= 0 && pl->exps_dev != dev && il >= hp->n_layer_dense_lead) s->n_hops += 2;
+        if (frac > 0 && pl->exps_dev >= 0 && pl->exps_dev != dev && il < pl->exps_layers && il >= hp->n_layer_dense_lead)
+            s->n_hops += 2;
         prev = dev;
     }
     if (pl->output_dev != prev) s->n_hops++;

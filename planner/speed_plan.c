@@ -42,7 +42,8 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     }
     plan_speed_place pl;
     memset(&pl, 0, sizeof pl); /* layers, output and experts default to the host */
-    pl.exps_dev = p->exps_on_host ? 0 : -1;
+    pl.exps_dev = p->exps_on_host || p->n_cpu_moe ? 0 : -1;
+    pl.exps_layers = p->exps_on_host ? m->hp.n_layer : p->n_cpu_moe;
     pl.kv_type = p->type_k;
     for (int g = 0; g < hw->n_gpu; g++) {
         const plan_dev_mem *dm = &mem->gpu[g];

@@ -25,7 +25,6 @@
 #define BW_MIN_REP_BYTES (48u << 20)
 #define SWEEP_MIN_BYTES 4096.0
 #define SWEEP_STEPS_PER_OCTAVE 2
-#define SWEEP_LLC_MULTIPLE 4.0  /* sweep up to this many times the total last-level cache */
 /* Thread counts above this are sampled every SCALING_STRIDE threads. */
 #define SCALING_DENSE_MAX 8
 #define SCALING_STRIDE 8
@@ -45,7 +44,7 @@ static void op_read(probe_worker *w, void *arg) {
 
 static void op_write(probe_worker *w, void *arg) {
     const bw_job *j = arg;
-    for (int r = 0; r < j->inner; r++) j->k->write(w->buf.data, j->floats, (float)r);
+    for (int r = 0; r < j->inner; r++) j->k->write(w->buf.data, j->floats, 0.25f * (float)(r + 1));
 }
 
 static void op_copy(probe_worker *w, void *arg) {
@@ -118,25 +117,12 @@ static double read_gbs(probe_pool *pool, const bool *active, const probe_kernels
     return best;
 }
 
-/* Total bytes of the largest data cache level, all instances the threads use. */
-static double llc_total(const probe_profile *p, int threads) {
-    double total = 0;
-    for (int i = 0; i < p->n_caches; i++) {
-        const probe_cache *c = &p->caches[i];
-        if (!strcmp(c->kind, "instruction")) continue;
-        int share = c->shared_by_cores > 0 ? c->shared_by_cores : 1;
-        double t = (double)c->size_bytes * ((threads + share - 1) / share);
-        if (c->level >= 2 && t > total) total = t;
-    }
-    return total;
-}
-
 static void sweep_run(probe_profile *p, probe_pool *pool, const probe_kernels *k) {
     bool active[PROBE_MAX_THREADS];
     active_first(active, pool->n, pool->n);
-    double max_total = SWEEP_LLC_MULTIPLE * llc_total(p, pool->n);
-    double buf_total = (double)pool->buf_bytes_each * pool->n;
-    if (max_total <= 0 || max_total > buf_total) max_total = buf_total;
+    /* Up to the whole DRAM working set (at least 4x the last-level cache),
+     * so the curve also shows where caches the topology hides end. */
+    double max_total = (double)pool->buf_bytes_each * pool->n;
     p->n_sweep = 0;
     for (int s = 0; p->n_sweep < PROBE_MAX_SWEEP; s++) {
         double x = SWEEP_MIN_BYTES * pow(2.0, (double)s / SWEEP_STEPS_PER_OCTAVE);
@@ -148,23 +134,26 @@ static void sweep_run(probe_profile *p, probe_pool *pool, const probe_kernels *k
                                                                          : per_thread) * pool->n;
         if (fc_interrupted) return;
     }
-    /* Each level's bandwidth: the sweep point nearest half its total capacity,
-     * past the level below (the middle of its plateau). */
+    /* Each level's bandwidth: the best sweep point on its plateau, from twice
+     * the level below (clear of it) to half its own capacity (clear of the
+     * edge); the point nearest half its capacity when the plateau is empty. */
     double below = 0;
     for (int i = 0; i < p->n_caches; i++) {
         probe_cache *c = &p->caches[i];
         if (!strcmp(c->kind, "instruction")) continue;
         int share = c->shared_by_cores > 0 ? c->shared_by_cores : 1;
         double cap = (double)c->size_bytes * ((pool->n + share - 1) / share);
-        double target = fmax(cap / 2, below * 1.5);
-        double best_dist = INFINITY;
+        double best_dist = INFINITY, best = 0;
         for (int j = 0; j < p->n_sweep; j++) {
-            double d = fabs(log(p->sweep[j].x / target));
-            if (p->sweep[j].x <= cap && d < best_dist) {
+            const probe_point *pt = &p->sweep[j];
+            if (pt->x >= 2 * below && pt->x <= cap / 2 && pt->gbs > best) best = pt->gbs;
+            double d = fabs(log(pt->x / (cap / 2)));
+            if (pt->x <= cap && d < best_dist) {
                 best_dist = d;
-                c->read_gbs = p->sweep[j].gbs;
+                c->read_gbs = pt->gbs;
             }
         }
+        if (best > 0) c->read_gbs = best;
         below = cap;
     }
 }

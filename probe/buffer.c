@@ -22,8 +22,16 @@ int probe_buf_alloc(probe_buf *b, size_t bytes, bool hugepages, fc_err *err) {
     uintptr_t start = ((uintptr_t)m + PROBE_HUGEPAGE_BYTES - 1) & ~(uintptr_t)(PROBE_HUGEPAGE_BYTES - 1);
     /* Advice is a hint: a kernel without THP refuses it and we measure 4 KiB pages. */
     madvise((void *)start, bytes, hugepages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    /* Random floats in [1, 2), different in every buffer: constant or zero
+     * pages can be deduplicated or compressed by a hypervisor and then read
+     * or written faster than memory allows. */
     float *f = (float *)start;
-    for (size_t i = 0; i < bytes / sizeof(float); i++) f[i] = 1.0f;
+    uint32_t x = (uint32_t)(start >> 12) * 2654435761u;
+    for (size_t i = 0; i < bytes / sizeof(float); i++) {
+        x = x * 1664525u + 1013904223u;
+        uint32_t bits = 0x3f800000u | (x >> 9);
+        memcpy(&f[i], &bits, sizeof bits);
+    }
     b->map = m;
     b->map_bytes = map_bytes;
     b->data = f;

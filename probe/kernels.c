@@ -6,7 +6,11 @@
  * Every loop keeps 8 independent 64-byte streams in flight (8 accumulators
  * for read) so one core issues as many misses as it can; writes use
  * non-temporal stores, which skip the read-for-ownership, as likwid-bench's
- * *_mem kernels and STREAM's best runs do. */
+ * *_mem kernels and STREAM's best runs do. The write kernel stores a
+ * different vector each time (random lanes from the buffer, plus a step): on
+ * this project's VM a stream of zeros was written 5x faster than real data
+ * (the host elides or compresses it), so a constant, least of all zero,
+ * would measure the wrong thing. */
 #include "probe/probe_internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -36,10 +40,13 @@
         for (int j = 0; j < (L); j++) sum += lanes[j];                                                      \
         return sum;                                                                                         \
     }                                                                                                       \
-    attr static void isa##_write(float *a, size_t n, float v) {                    \
-        vec x = splat(v);                                                                                   \
+    attr static void isa##_write(float *a, size_t n, float v) {                                           \
+        vec step = splat(v), x = add(load(a), step);                                                        \
         for (size_t i = 0; i < n; i += 8 * (L))                                                             \
-            for (int u = 0; u < 8; u++) stream(a + i + u * (L), x);                                         \
+            for (int u = 0; u < 8; u++) {                                                                   \
+                stream(a + i + u * (L), x);                                                                 \
+                x = add(x, step);                                                                           \
+            }                                                                                               \
         fence();                                                                                            \
     }                                                                                                       \
     attr static void isa##_copy(float *restrict d, const float *restrict s,         \

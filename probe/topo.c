@@ -5,7 +5,6 @@
  * kept; disagreements are written to topo_note so a reader can judge. */
 #include "probe/probe_internal.h"
 
-#include <dirent.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>

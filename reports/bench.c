@@ -23,10 +23,10 @@ const char *rep_bench_test_name(const rep_bench_row *r, char *buf, size_t cap) {
 /* Columns in llama-bench's order. Keyed columns are its CSV/JSON fields;
  * titled columns are its Markdown table. */
 enum {
-    B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD,
+    B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD,
     B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
     B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR,
-    B_SAMPLES_NS, B_SAMPLES_TS, B_COUNT
+    B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
 };
 
 static const rep_col bench_cols[B_COUNT] = {
@@ -34,6 +34,8 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_CPU] = {"cpu_info", NULL, REP_LEFT, false},
     [B_GPU] = {"gpu_info", NULL, REP_LEFT, false},
     [B_BACKENDS] = {"backends", NULL, REP_LEFT, false},
+    [B_ENGINE] = {"engine", NULL, REP_LEFT, false}, /* fitcheck's addition, read by calibrate */
+    [B_ISA] = {"isa", NULL, REP_LEFT, false},
     [B_FILE] = {"model_filename", NULL, REP_LEFT, false},
     [B_MODEL] = {"model_type", "model", REP_LEFT, false},
     [B_SIZE] = {"model_size", "size", REP_RIGHT, false},
@@ -60,6 +62,7 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_ERR] = {NULL, "error", REP_RIGHT, false},
     [B_SAMPLES_NS] = {"samples_ns", NULL, REP_RIGHT, true},
     [B_SAMPLES_TS] = {"samples_ts", NULL, REP_RIGHT, true},
+    [B_SCHEMA] = {"schema", NULL, REP_LEFT, false},
 };
 
 /* llama-bench's parameter count: "134.52 M", "6.74 B". */
@@ -87,12 +90,18 @@ rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err) {
         rep_cell_str(t, B_CPU, r->cpu_info);
         rep_cell_str(t, B_GPU, r->gpu_info);
         rep_cell_str(t, B_BACKENDS, r->backends);
+        /* A row without an engine came from llama-bench, which is llama.cpp. */
+        rep_cell_str(t, B_ENGINE, r->engine[0] ? r->engine : "llama.cpp");
+        rep_cell_str(t, B_ISA, r->isa);
         rep_cell_str(t, B_FILE, r->model_filename);
         rep_cell_str(t, B_MODEL, r->model_type);
         rep_cell_gib(t, B_SIZE, r->model_size);
         rep_cell_i64(t, B_PARAMS, (int64_t)r->model_n_params);
         params_text(t, r->model_n_params);
-        rep_cell_str(t, B_BACKEND_MD, r->backends);
+        if (r->isa[0])
+            rep_cell_text(t, B_BACKEND_MD, "%s (%s)", r->backends, r->isa);
+        else
+            rep_cell_str(t, B_BACKEND_MD, r->backends);
         rep_cell_i64(t, B_BATCH, r->n_batch);
         rep_cell_i64(t, B_UBATCH, r->n_ubatch);
         rep_cell_i64(t, B_THREADS, r->n_threads);
@@ -119,6 +128,7 @@ rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err) {
         }
         rep_cell_f64_array(t, B_SAMPLES_NS, r->samples_ns, r->n_samples);
         rep_cell_f64_array(t, B_SAMPLES_TS, r->samples_ts, r->n_samples);
+        rep_cell_str(t, B_SCHEMA, REP_SCHEMA_BENCH);
     }
     return t;
 }
@@ -145,7 +155,7 @@ static const struct bench_field {
 } bench_fields[] = {
 #define STR(k) {#k, F_STR, offsetof(rep_bench_row, k), sizeof(((rep_bench_row *)0)->k), 0, false}
 #define NUM(k, kind, min, req) {#k, kind, offsetof(rep_bench_row, k), 0, min, req}
-    STR(build_commit), STR(cpu_info), STR(gpu_info), STR(backends), STR(model_filename),
+    STR(build_commit), STR(cpu_info), STR(gpu_info), STR(backends), STR(engine), STR(isa), STR(model_filename),
     STR(model_type), STR(type_k), STR(type_v), STR(test_time),
     NUM(model_size, F_U64, 0, false), NUM(model_n_params, F_U64, 0, false),
     NUM(n_batch, F_INT, 0, false), NUM(n_ubatch, F_INT, 0, false), NUM(n_threads, F_INT, 0, false),
@@ -270,16 +280,14 @@ static int parse_text(char *text, const char *path, bench_list *l, fc_err *err) 
     return FC_OK;
 }
 
-int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err) {
+/* The buffer half of rep_bench_load, public so the fuzz target
+ * (fuzz/fuzz_bench.c) reads exactly what `report --runs` reads. */
+int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, fc_err *err) {
     *rows = NULL;
     *n = 0;
-    char *text;
-    int rc = fc_read_file(path, REP_BENCH_FILE_MAX, &text, NULL, err);
-    if (rc) return rc;
     bench_list l = {0};
-    rc = parse_text(text, path, &l, err);
-    free(text);
-    if (rc == FC_OK && l.n == 0) rc = fc_err_set(err, FC_EINPUT, "%s: no benchmark records", path);
+    int rc = parse_text(text, name, &l, err);
+    if (rc == FC_OK && l.n == 0) rc = fc_err_set(err, FC_EINPUT, "%s: no benchmark records", name);
     if (rc) {
         free(l.rows);
         return rc;
@@ -287,4 +295,15 @@ int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err) 
     *rows = l.rows;
     *n = l.n;
     return FC_OK;
+}
+
+int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err) {
+    *rows = NULL;
+    *n = 0;
+    char *text;
+    int rc = fc_read_file(path, REP_BENCH_FILE_MAX, &text, NULL, err);
+    if (rc) return rc;
+    rc = rep_bench_parse(text, path, rows, n, err);
+    free(text);
+    return rc;
 }

@@ -112,12 +112,12 @@ static int caches_write(FILE *fp, const probe_profile *p, fc_err *err) {
 enum { G_NAME, G_VRAM, G_BW, G_BWT, G_TFLOPS, G_LINK, G_H2D, G_COUNT };
 static const rep_col gpu_cols[G_COUNT] = {
     {NULL, "GPU", REP_LEFT, false},
-    {NULL, "memory (free / total)", REP_RIGHT, false},
-    {NULL, "bandwidth, measured", REP_RIGHT, false},
-    {NULL, "bandwidth, theoretical", REP_RIGHT, false},
-    {NULL, "FP16 TFLOPS, measured", REP_RIGHT, false},
-    {NULL, "PCIe link (now / capable)", REP_LEFT, false},
-    {NULL, "host to device, pinned (theoretical)", REP_RIGHT, false},
+    {NULL, "memory free / total", REP_RIGHT, false},
+    {NULL, "bandwidth", REP_RIGHT, false},
+    {NULL, "theoretical", REP_RIGHT, false},
+    {NULL, "FP16 TFLOPS", REP_RIGHT, false},
+    {NULL, "PCIe now / max", REP_LEFT, false},
+    {NULL, "host to GPU (theoretical)", REP_RIGHT, false},
 };
 
 static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
@@ -132,9 +132,9 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
         const probe_gpu *g = &p->gpus[i];
         char a[32], b[32];
         rep_table_add_row(t);
-        rep_cell_text(t, G_NAME, "%s (%s)%s%s", g->name, g->api, g->note[0] ? " — " : "", g->note);
+        rep_cell_text(t, G_NAME, "%s (%s)", g->name, g->api);
         rep_cell_text(t, G_VRAM, "%s / %s%s", rep_fmt_gib(g->vram_free, a, sizeof a), rep_fmt_gib(g->vram_total, b, sizeof b),
-                      g->unified_memory ? " (shared with the CPU)" : "");
+                      g->unified_memory ? " (host RAM)" : "");
         rep_cell_gbs(t, G_BW, g->read_gbs);
         rep_cell_gbs(t, G_BWT, g->theoretical_gbs);
         if (g->fp16_tflops > 0)
@@ -142,14 +142,54 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
         else
             rep_cell_none(t, G_TFLOPS);
         if (g->link.gen_max > 0)
-            rep_cell_text(t, G_LINK, "Gen%d x%d / Gen%d x%d%s", g->link.gen_cur, g->link.width_cur, g->link.gen_max,
-                          g->link.width_max, g->link.gen_loaded ? "" : " (idle links slow down)");
+            rep_cell_text(t, G_LINK, "Gen%d x%d / Gen%d x%d", g->link.gen_cur, g->link.width_cur, g->link.gen_max,
+                          g->link.width_max);
         else
             rep_cell_none(t, G_LINK);
         if (g->h2d_pinned_gbs > 0 || g->link.theoretical_gbs > 0)
             rep_cell_text(t, G_H2D, "%.1f GB/s (%.1f GB/s)", g->h2d_pinned_gbs, g->link.theoretical_gbs);
         else
             rep_cell_none(t, G_H2D);
+    }
+    int rc = rep_table_write(t, fp, REP_FMT_HTML, err);
+    rep_table_free(t);
+    /* Notes are sentences: under the table, not squeezed into a cell. */
+    for (int i = 0; !rc && i < p->n_gpus && i < PROBE_MAX_GPUS; i++) {
+        if (!p->gpus[i].note[0]) continue;
+        fputs("<p class=\"note\">", fp);
+        rep_html_escape(fp, p->gpus[i].name);
+        fputs(": ", fp);
+        rep_html_escape(fp, p->gpus[i].note);
+        fputs("</p>\n", fp);
+    }
+    if (!rc && p->gpu_note[0]) {
+        fputs("<p class=\"note\">", fp);
+        rep_html_escape(fp, p->gpu_note);
+        fputs("</p>\n", fp);
+    }
+    return rc;
+}
+
+enum { N_NAME, N_BUS, N_NOW, N_MAX, N_THEORY, N_COUNT };
+static const rep_col nvme_cols[N_COUNT] = {
+    {NULL, "drive", REP_LEFT, false},          {NULL, "PCI address", REP_LEFT, false},
+    {NULL, "link now", REP_LEFT, false},       {NULL, "link capable", REP_LEFT, false},
+    {NULL, "theoretical", REP_RIGHT, false},
+};
+
+/* NVMe drives: their links bound how fast a model loads. */
+static int nvme_write(FILE *fp, const probe_profile *p, fc_err *err) {
+    if (p->n_nvme <= 0) return FC_OK;
+    rep_table *t = rep_table_new(nvme_cols, N_COUNT, "NVMe drives and their PCIe links", err);
+    if (!t) return err->status;
+    for (int i = 0; i < p->n_nvme && i < (int)FC_ARRAY_LEN(p->nvme); i++) {
+        const probe_nvme *d = &p->nvme[i];
+        rep_table_add_row(t);
+        rep_cell_str(t, N_NAME, d->name);
+        rep_cell_str(t, N_BUS, d->pci_bus_id);
+        rep_cell_text(t, N_NOW, "Gen%d x%d", d->link.gen_cur, d->link.width_cur);
+        rep_cell_text(t, N_MAX, "Gen%d x%d", d->link.gen_max, d->link.width_max);
+        rep_cell_gbs(t, N_THEORY, d->link.theoretical_gbs);
     }
     int rc = rep_table_write(t, fp, REP_FMT_HTML, err);
     rep_table_free(t);
@@ -168,6 +208,7 @@ int html_machine(FILE *fp, const rep_report *r, fc_err *err) {
     int rc = summary_write(fp, p, err);
     if (!rc) rc = caches_write(fp, p, err);
     if (!rc) rc = gpus_write(fp, p, err);
+    if (!rc) rc = nvme_write(fp, p, err);
     if (!rc && p->topo_source[0]) {
         fputs("<p class=\"note\">Topology from ", fp);
         rep_html_escape(fp, p->topo_source);
@@ -233,7 +274,7 @@ static int sweep_chart(FILE *fp, const probe_profile *p, fc_err *err) {
              best, last, x[n - 1] / FC_MIB);
     rep_series s = {"read, all threads", x, y, n, false};
     rep_line_chart c = {
-        .id = "bw-sweep", .title = "Read bandwidth against working-set size", .desc = desc,
+        .id = "chart-bw-sweep", .title = "Read bandwidth against working-set size", .desc = desc,
         .x_label = "working set (log scale)", .y_label = "GB/s", .x_log = true, .x_bytes = true,
         .series = &s, .n_series = 1, .x_marks = marks, .n_x_marks = nm,
         .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
@@ -262,14 +303,14 @@ static int scaling_chart(FILE *fp, const probe_profile *p, fc_err *err) {
     char theory[64], desc[256];
     snprintf(theory, sizeof theory, "theoretical DRAM %.1f GB/s", p->dram_theoretical_gbs);
     snprintf(desc, sizeof desc,
-             "DRAM read bandwidth reaches %.1f GB/s; %.0f thread%s already give 90%% of it. More threads than that "
+             "DRAM read bandwidth reaches %.1f GB/s; %.0f thread%s already %s 90%% of it. More threads than that "
              "do not make token generation faster.",
-             best, x[knee], x[knee] == 1 ? "" : "s");
+             best, x[knee], x[knee] == 1 ? "" : "s", x[knee] == 1 ? "gives" : "give");
     rep_level ymark = {p->dram_theoretical_gbs, theory};
     rep_series s = {"DRAM read", x, y, n, false};
     rep_line_chart c = {
-        .id = "bw-threads", .title = "DRAM read bandwidth against threads", .desc = desc, .x_label = "threads",
-        .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
+        .id = "chart-bw-threads", .title = "DRAM read bandwidth against threads", .desc = desc, .x_label = "threads",
+        .x_int = true, .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
     };
     html_figure_open(fp);
     int rc = rep_svg_line(fp, &c, err);

@@ -9,6 +9,12 @@ static const char *const mem_parts[REP_MEM_PARTS] = {
     [REP_MEM_OVERHEAD] = "overhead", [REP_MEM_FREE] = "free",
 };
 
+/* Used memory in the palette's colours; free memory pale, as empty space reads. */
+static const char *const mem_colors[REP_MEM_PARTS] = {
+    [REP_MEM_WEIGHTS] = "#0072B2", [REP_MEM_KV] = "#E69F00", [REP_MEM_COMPUTE] = "#009E73",
+    [REP_MEM_OVERHEAD] = "#D55E00", [REP_MEM_FREE] = "#D9D9D9",
+};
+
 const char *rep_mem_part_name(int part) { return part >= 0 && part < REP_MEM_PARTS ? mem_parts[part] : "?"; }
 
 static const char no_plans[] = "No models were planned. Name models on the command line: fitcheck report MODEL ...";
@@ -73,9 +79,9 @@ int html_fit(FILE *fp, const rep_report *r, fc_err *err) {
              "%d device placement%s planned; %d over capacity. The black line on each bar is the device's usable memory.",
              k, k == 1 ? "" : "s", n_over);
     rep_bar_chart c = {
-        .id = "fit", .title = "Memory per device: weights, KV cache, compute buffers, overhead, free", .desc = desc,
+        .id = "chart-fit", .title = "Memory per device: weights, KV cache, compute buffers, overhead, free", .desc = desc,
         .unit = "GiB", .stacked = true, .parts = mem_parts, .n_parts = REP_MEM_PARTS, .rows = rows, .n_rows = k,
-        .v = v, .limit = limit,
+        .v = v, .limit = limit, .colors = mem_colors,
     };
     html_figure_open(fp);
     int rc = rep_svg_bars(fp, &c, err);
@@ -142,8 +148,9 @@ int html_quants(FILE *fp, const rep_report *r, fc_err *err) {
 }
 
 /* Predicted (dashed) and measured (solid) speed against depth for one kind
- * of test: tg when gen, pp otherwise. */
-static int depth_chart(FILE *fp, const rep_report *r, bool gen, fc_err *err) {
+ * of test: tg when gen, pp otherwise. *drawn says whether there was any. */
+static int depth_chart(FILE *fp, const rep_report *r, bool gen, bool *drawn, fc_err *err) {
+    *drawn = false;
     rep_series s[REP_CHART_MAX_SERIES];
     char names[REP_CHART_MAX_SERIES][160];
     double mx[REP_CHART_MAX_SERIES][REP_MAX_DEPTHS], my[REP_CHART_MAX_SERIES][REP_MAX_DEPTHS];
@@ -173,7 +180,8 @@ static int depth_chart(FILE *fp, const rep_report *r, bool gen, fc_err *err) {
         my[k][s[k].n] = b->avg_ts;
         s[k].n++;
     }
-    if (ns == 0) return 0;
+    if (ns == 0) return FC_OK;
+    *drawn = true;
     const char *what = gen ? "Generation" : "Prompt processing";
     char title[96], desc[256];
     snprintf(title, sizeof title, "%s speed against context depth", what);
@@ -182,13 +190,13 @@ static int depth_chart(FILE *fp, const rep_report *r, bool gen, fc_err *err) {
              "measurements. Speed falls with depth because every token reads the whole cache.",
              what);
     rep_line_chart c = {
-        .id = gen ? "depth-tg" : "depth-pp", .title = title, .desc = desc, .x_label = "context depth (tokens)",
+        .id = gen ? "chart-depth-tg" : "chart-depth-pp", .title = title, .desc = desc, .x_label = "context depth (tokens)", .x_int = true,
         .y_label = "tokens/s", .series = s, .n_series = ns,
     };
     html_figure_open(fp);
     int rc = rep_svg_line(fp, &c, err);
     html_figure_close(fp, desc);
-    return rc ? -rc : 1;
+    return rc;
 }
 
 enum { D_MODEL, D_DEPTH, D_PP, D_TG, D_COUNT };
@@ -198,13 +206,11 @@ static const rep_col depth_cols[D_COUNT] = {
 };
 
 int html_depth(FILE *fp, const rep_report *r, fc_err *err) {
-    int drawn = 0;
-    for (int gen = 1; gen >= 0; gen--) {
-        int rc = depth_chart(fp, r, gen, err);
-        if (rc < 0) return -rc;
-        drawn += rc;
-    }
-    if (!drawn) {
+    bool drawn_tg, drawn_pp;
+    int rc = depth_chart(fp, r, true, &drawn_tg, err);
+    if (!rc) rc = depth_chart(fp, r, false, &drawn_pp, err);
+    if (rc) return rc;
+    if (!drawn_tg && !drawn_pp) {
         html_missing(fp, "No speed curve.", r->n_plans ? "The plans carry no predictions by context depth, and no "
                                                          "runs were given (--runs FILE.jsonl)."
                                                        : no_plans);
@@ -220,7 +226,7 @@ int html_depth(FILE *fp, const rep_report *r, fc_err *err) {
             rep_cell_ts(t, D_PP, r->plans[i].pp_ts[k], 0);
             rep_cell_ts(t, D_TG, r->plans[i].tg_ts[k], 0);
         }
-    int rc = rep_table_rows(t) ? html_data_table(fp, t, err) : FC_OK;
+    rc = rep_table_rows(t) ? html_data_table(fp, t, err) : FC_OK;
     rep_table_free(t);
     return rc;
 }

@@ -39,7 +39,8 @@ static const char css[] =
     "tr.best{background:var(--bestbg);font-weight:600}tr.best th{border-left:4px solid var(--best)}\n"
     "tr.bad{background:var(--badbg)}tr.warn{background:var(--warnbg)}\n"
     "figure{margin:1rem 0}figcaption{color:var(--mute);font-size:.9rem}\n"
-    "svg.chart{width:100%;height:auto;display:block;max-width:100%}\n"
+    /* Charts keep a legible size and scroll sideways in a very narrow window. */
+    "figure{overflow-x:auto}svg.chart{width:100%;min-width:34rem;height:auto;display:block}\n"
     "svg .grid{stroke:#e3e3e3}svg .axis{stroke:#333}svg .mark{stroke:#777;stroke-dasharray:4 3}\n"
     "svg .limit{stroke:#000;stroke-width:2}svg .marklabel{fill:#444;font-size:11px}svg .val,svg .rowlabel{fill:#333;font-size:11px}\n"
     "svg text{fill:#222}\n"

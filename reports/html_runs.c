@@ -14,6 +14,11 @@ int html_accuracy(FILE *fp, const rep_report *r, fc_err *err) {
                                     "-o jsonl) and pass --runs runs.jsonl.");
         return FC_OK;
     }
+    if (r->runs_note) {
+        fputs("<p class=\"note\">", fp);
+        rep_html_escape(fp, r->runs_note);
+        fputs("</p>\n", fp);
+    }
     char labels[REP_CHART_MAX_ROWS][200];
     const char *rows[REP_CHART_MAX_ROWS];
     double v[REP_CHART_MAX_ROWS * 2], abs_err = 0;
@@ -38,7 +43,7 @@ int html_accuracy(FILE *fp, const rep_report *r, fc_err *err) {
                  "measurement).",
                  k, k == 1 ? "" : "s", 100 * abs_err / k);
         rep_bar_chart c = {
-            .id = "accuracy", .title = "Predicted against measured tokens per second", .desc = desc, .unit = "t/s",
+            .id = "chart-accuracy", .title = "Predicted against measured tokens per second", .desc = desc, .unit = "t/s",
             .parts = pm_parts, .n_parts = 2, .rows = rows, .n_rows = k, .v = v,
         };
         html_figure_open(fp);

@@ -7,7 +7,7 @@
 
 enum {
     L_MODEL, L_SIZE, L_PARAMS, L_CTX, L_TYPE_K, L_TYPE_V, L_FA, L_UBATCH, L_NGL, L_DEVICE, L_BACKEND, L_LAYERS,
-    L_WEIGHTS, L_KV, L_COMPUTE, L_OUTPUT, L_OVERHEAD, L_TOTAL, L_FREE, L_MARGIN, L_VERDICT, L_COUNT
+    L_WEIGHTS, L_KV, L_COMPUTE, L_OUTPUT, L_OVERHEAD, L_TOTAL, L_FREE, L_MARGIN, L_VERDICT, L_SCHEMA, L_COUNT
 };
 static const rep_col plan_cols[L_COUNT] = {
     [L_MODEL] = {"model_type", "model", REP_LEFT, false},
@@ -31,6 +31,7 @@ static const rep_col plan_cols[L_COUNT] = {
     [L_FREE] = {"free_bytes", "free", REP_RIGHT, false},
     [L_MARGIN] = {"margin_bytes", NULL, REP_RIGHT, false},
     [L_VERDICT] = {"verdict", "verdict", REP_LEFT, false},
+    [L_SCHEMA] = {"schema", NULL, REP_LEFT, false},
 };
 
 static void device_row(rep_table *t, const model_desc *d, const plan_params *p, const char *device,
@@ -57,6 +58,7 @@ static void device_row(rep_table *t, const model_desc *d, const plan_params *p, 
     for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) rep_cell_gib(t, L_WEIGHTS + (int)i, parts[i]);
     rep_cell_i64(t, L_MARGIN, dm->margin);
     rep_cell_str(t, L_VERDICT, plan_verdict_name(dm->verdict));
+    rep_cell_str(t, L_SCHEMA, REP_SCHEMA_PLAN);
 }
 
 rep_table *rep_plan_table(const model_desc *d, const plan_hw *hw, const plan_memory *m, const plan_params *p,

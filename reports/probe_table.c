@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-enum { P_HOST, P_CPU, P_TEST, P_PARAM, P_VALUE, P_UNIT, P_THEORY, P_SOURCE, P_COUNT };
+enum { P_HOST, P_CPU, P_TEST, P_PARAM, P_VALUE, P_UNIT, P_THEORY, P_SOURCE, P_SCHEMA, P_COUNT };
 static const rep_col probe_cols[P_COUNT] = {
     [P_HOST] = {"host", NULL, REP_LEFT, false},
     [P_CPU] = {"cpu_info", NULL, REP_LEFT, false},
@@ -15,6 +15,7 @@ static const rep_col probe_cols[P_COUNT] = {
     [P_UNIT] = {"unit", NULL, REP_LEFT, false},
     [P_THEORY] = {"theoretical", "theoretical", REP_RIGHT, false},
     [P_SOURCE] = {"source", "source", REP_LEFT, false},
+    [P_SCHEMA] = {"schema", NULL, REP_LEFT, false},
 };
 
 /* Units: how a value prints for people, one row per unit. */
@@ -68,6 +69,7 @@ static void row(probe_rows *r, const char *test, double param, bool param_bytes,
     rep_cell_str(t, P_UNIT, units[u].name);
     value_cell(t, P_THEORY, theory, u);
     rep_cell_str(t, P_SOURCE, source);
+    rep_cell_str(t, P_SCHEMA, REP_SCHEMA_PROBE);
 }
 
 static void gpu_rows(probe_rows *r, const probe_gpu *g) {

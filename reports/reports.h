@@ -104,6 +104,13 @@ int rep_table_write(const rep_table *t, FILE *fp, enum rep_format fmt, fc_err *e
 const char *rep_fmt_gib(uint64_t bytes, char *buf, size_t cap);   /* "3.56 GiB" */
 const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "1.5 MiB" */
 
+/* Versions of the -o table schemas (docs/schema-*.md). Each row carries
+ * "schema": "fitcheck.NAME/VERSION"; a version changes when a field is
+ * renamed, removed or changes meaning, never for an added field. */
+#define REP_SCHEMA_BENCH "fitcheck.bench/1"
+#define REP_SCHEMA_PROBE "fitcheck.probe/1"
+#define REP_SCHEMA_PLAN "fitcheck.plan/1"
+
 /* ---- the machine and the plan as tables -------------------------------------
  * For -o md|csv|json|jsonl on probe and plan (docs/schema-probe.md,
  * docs/schema-plan.md). The caller frees the table. */
@@ -143,6 +150,7 @@ typedef struct rep_line_chart {
     const char *x_label, *y_label;
     bool x_log;                           /* log2 x axis (working-set sizes) */
     bool x_bytes;                         /* x ticks as sizes: "32 KiB" */
+    bool x_int;                           /* x counts things (threads, tokens): whole ticks only */
     const rep_series *series;
     int n_series;
     const rep_level *x_marks;             /* vertical lines: cache sizes */
@@ -161,6 +169,7 @@ typedef struct rep_bar_chart {
     int n_rows;
     const double *v;                      /* n_rows x n_parts, row-major; NAN = missing */
     const double *limit;                  /* per row: capacity line (NULL = none) */
+    const char *const *colors;            /* per part, "#rrggbb"; NULL = the palette */
 } rep_bar_chart;
 
 int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err);
@@ -180,6 +189,8 @@ typedef struct rep_bench_row {
     char cpu_info[128];
     char gpu_info[128];
     char backends[32];
+    char engine[16];        /* "llama.cpp" (llama-bench's files) or "fitcheck" (run --bench) */
+    char isa[16];           /* SIMD kernels used by fitcheck's engine; empty for llama.cpp */
     char model_filename[512];
     char model_type[128];   /* "llama 135M Q4_1" */
     uint64_t model_size;    /* bytes */
@@ -206,6 +217,9 @@ int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format 
  * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
  * file, the record and the field. */
 int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
+/* The same on a NUL-terminated buffer (split into lines in place); name is
+ * used in messages. rep_bench_load reads the file and calls this. */
+int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, fc_err *err);
 
 /* ---- the HTML report -------------------------------------------------------
  * The page reads plain views, not the planner's own structures:
@@ -269,7 +283,7 @@ typedef struct rep_report {
     const char *plans_note;        /* why there are no plans, when n_plans == 0 */
     const rep_bench_row *runs;
     int n_runs;
-    const char *runs_note;
+    const char *runs_note;         /* why there are no runs, or no predictions for some */
 } rep_report;
 
 /* Writes the whole self-contained page (inline CSS and SVG, no script, no

@@ -40,7 +40,8 @@ int svg_ticks(double max, double *ticks, double *top) {
             break;
         }
     int n = 0;
-    for (double v = 0; n < SVG_MAX_TICKS; v += step) {
+    while (n < SVG_MAX_TICKS) {
+        double v = n * step; /* multiplied, not summed: 5 x 0.2 is exactly 1 */
         ticks[n++] = v;
         if (v >= max * 0.999) break;
     }
@@ -61,7 +62,7 @@ const char *svg_num(double v, char *buf, size_t cap) {
     return buf;
 }
 
-double svg_legend(FILE *fp, const char *const *names, const bool *dashed, int n, double y) {
+double svg_legend(FILE *fp, const char *const *names, const bool *dashed, const char *const *colors, int n, double y) {
     double x = 64;
     for (int i = 0; i < n; i++) {
         /* Crude width estimate: the legend wraps before it leaves the box. */
@@ -71,7 +72,7 @@ double svg_legend(FILE *fp, const char *const *names, const bool *dashed, int n,
             y += SVG_FONT + 6;
         }
         fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"4\"%s/>",
-                x, y - 4, x + 18, y - 4, svg_color(i), dashed && dashed[i] ? " stroke-dasharray=\"5 3\"" : "");
+                x, y - 4, x + 18, y - 4, colors ? colors[i] : svg_color(i), dashed && dashed[i] ? " stroke-dasharray=\"5 3\"" : "");
         fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\">", x + 22, y);
         rep_html_escape(fp, names[i]);
         fputs("</text>\n", fp);

@@ -47,11 +47,11 @@ static void label_draw(FILE *fp, const char *label, double y) {
     fputs(chars > BAR_LABEL_CHARS ? "\u2026</text>\n" : "</text>\n", fp);
 }
 
-static void rect_draw(FILE *fp, double x, double y, double w, double h, int color, const char *part,
+static void rect_draw(FILE *fp, double x, double y, double w, double h, const char *color, const char *part,
                       const char *row, double v, const char *unit) {
     char nb[32];
     fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x, y, w, h,
-            svg_color(color));
+            color);
     rep_html_escape(fp, row);
     fputs(", ", fp);
     rep_html_escape(fp, part);
@@ -68,7 +68,7 @@ int rep_svg_bars(FILE *fp, const rep_bar_chart *c, fc_err *err) {
     double row_h = c->stacked ? BAR_STACK_H : BAR_GROUP_H * c->n_parts;
     double height = BAR_TOP + c->n_rows * (row_h + BAR_GAP) + 40;
     svg_open(fp, c->id, c->title, c->desc, height);
-    svg_legend(fp, c->parts, NULL, c->n_parts, 18);
+    svg_legend(fp, c->parts, NULL, c->colors, c->n_parts, 18);
 
     double max = 0;
     for (int r = 0; r < c->n_rows; r++) max = fmax(max, row_extent(c, r));
@@ -92,19 +92,27 @@ int rep_svg_bars(FILE *fp, const rep_bar_chart *c, fc_err *err) {
         label_draw(fp, c->rows[r], y + (c->stacked ? row_h / 2 + 4 : BAR_GROUP_H - 2));
         for (int p = 0; p < c->n_parts; p++) {
             double v = cell(c, r, p);
+            const char *color = c->colors ? c->colors[p] : svg_color(p);
             if (c->stacked) {
-                if (v > 0) rect_draw(fp, x, y, v * scale, row_h, p, c->parts[p], c->rows[r], v, c->unit);
+                if (v > 0) rect_draw(fp, x, y, v * scale, row_h, color, c->parts[p], c->rows[r], v, c->unit);
                 x += v * scale;
             } else {
                 double yy = y + p * BAR_GROUP_H;
-                if (v > 0) rect_draw(fp, BAR_L, yy, v * scale, BAR_GROUP_H - 2, p, c->parts[p], c->rows[r], v, c->unit);
+                if (v > 0) rect_draw(fp, BAR_L, yy, v * scale, BAR_GROUP_H - 2, color, c->parts[p], c->rows[r], v, c->unit);
                 fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"val\">%s</text>\n", BAR_L + v * scale + 4,
                         yy + BAR_GROUP_H - 3, v > 0 ? svg_num(v, nb, sizeof nb) : "n/a");
             }
         }
-        if (c->stacked)
-            fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"val\">%s</text>\n", x + 4, y + row_h / 2 + 4,
-                    svg_num(row_extent(c, r), nb, sizeof nb));
+        if (c->stacked) {
+            /* Over capacity is said in words at the bar's end, not only by the line. */
+            double used = 0, lim = c->limit ? c->limit[r] : NAN;
+            for (int p = 0; p < c->n_parts; p++) used += cell(c, r, p);
+            char over[48] = "";
+            /* A relative tolerance: parts that add up to the capacity are not "over by 7e-15". */
+            if (isfinite(lim) && lim > 0 && used > lim * (1 + 1e-6)) snprintf(over, sizeof over, ", over by %.3g", used - lim);
+            fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"val\">%s%s</text>\n", x + 4, y + row_h / 2 + 4,
+                    svg_num(row_extent(c, r), nb, sizeof nb), over);
+        }
         if (c->limit && isfinite(c->limit[r]) && c->limit[r] > 0) {
             double lx = BAR_L + c->limit[r] * scale;
             fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"limit\"/>\n", lx, y - 3, lx,

@@ -22,6 +22,6 @@ const char *svg_num(double v, char *buf, size_t cap);
 /* Checks an id is safe to use in attributes and fragment links. */
 bool svg_id_ok(const char *id);
 /* Legend row at (x, y) with coloured swatches; returns the height used. */
-double svg_legend(FILE *fp, const char *const *names, const bool *dashed, int n, double y);
+double svg_legend(FILE *fp, const char *const *names, const bool *dashed, const char *const *colors, int n, double y);
 
 #endif

@@ -93,7 +93,8 @@ static void axes_draw(FILE *fp, const rep_line_chart *c, const line_scale *s) {
         for (int e = (int)s->x0; e <= (int)s->x1; e += step) x_tick(fp, c, s, ldexp(1.0, e));
     } else {
         int nx = svg_ticks(s->x1 - s->x0, ticks, &top);
-        for (int i = 0; i < nx; i++) x_tick(fp, c, s, s->x0 + ticks[i]);
+        for (int i = 0; i < nx; i++)
+            if (!c->x_int || s->x0 + ticks[i] == floor(s->x0 + ticks[i])) x_tick(fp, c, s, s->x0 + ticks[i]);
     }
     fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>", PLOT_L, PLOT_B, PLOT_R, PLOT_B);
     fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n", PLOT_L, PLOT_T, PLOT_L, PLOT_B);
@@ -165,7 +166,7 @@ int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err) {
         names[i] = c->series[i].name;
         dashed[i] = c->series[i].dashed;
     }
-    svg_legend(fp, names, dashed, c->n_series, 18);
+    svg_legend(fp, names, dashed, NULL, c->n_series, 18);
     axes_draw(fp, c, &s);
     marks_draw(fp, c, &s);
     for (int i = 0; i < c->n_series; i++) series_draw(fp, c, &s, i);

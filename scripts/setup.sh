@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine for fitcheck: installs the Debian packages
 # that are missing (apt-get), configures meson in build/ and compiles.
-# Usage: scripts/setup.sh [--test]   (--test adds what the test suite needs)
+# Usage: scripts/setup.sh [--test|--bench]   (--test adds what the test suite needs,
+#        --bench the reference tools bench/ compares against)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,9 @@ pkgs=(gcc pkg-config meson ninja-build python3 python3-pip
       ocl-icd-libopencl1 pocl-opencl-icd clinfo)
 if [ "${1:-}" = "--test" ]; then
     pkgs+=(clang libclang-rt-14-dev)
+fi
+if [ "${1:-}" = "--bench" ]; then
+    pkgs+=(likwid)
 fi
 
 missing=()

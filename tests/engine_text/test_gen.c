@@ -81,7 +81,7 @@ static void check_one(const char *dir, const model_hparams *hp, const char *quan
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, hp->arch, quant);
-    eng_gen_opts o = {7, NULL};
+    eng_gen_opts o = {7, NULL, NULL};
     uint64_t want_size = 0;
     CHECK(eng_gen_file_size(&d, &o, &want_size, &err) == FC_OK);
     CHECK_MSG(eng_gen_write(&d, path, &o, &err) == FC_OK, "%s: %s", quant, err.msg);
@@ -134,7 +134,7 @@ int main(void) {
     fc_err err = {0};
     char bad[4200];
     snprintf(bad, sizeof bad, "%s/missing/x.gguf", dir);
-    eng_gen_opts o = {1, NULL};
+    eng_gen_opts o = {1, NULL, NULL};
     tiny_hparams(&hp, "llama", 1000);
     CHECK(model_desc_synthesize(&d, &hp, "Q8_0", &err) == FC_OK);
     CHECK(eng_gen_write(&d, bad, &o, &err) != FC_OK && access(bad, F_OK) != 0);

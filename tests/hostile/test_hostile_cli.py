@@ -6,7 +6,8 @@ stderr naming what is wrong (the needle) and where (a byte offset, a key, a
 flag). Under build-asan the binary is sanitized, so a crash, a leak or
 undefined behaviour also fails the case. The reader's unit tests
 (tests/model/test_gguf.c) cover the parser itself; these check the whole
-path a user's file takes. Cases whose verb is not built yet are skipped."""
+path a user's file takes: GGUF files, config.json files, machine profiles
+and absurd flags. Cases whose verb is not built yet are skipped."""
 import os
 import struct
 import subprocess
@@ -19,7 +20,7 @@ import gguf_craft as g  # noqa: E402
 BIN = os.environ["FITCHECK_BIN"]
 MODELS = os.environ.get("FITCHECK_MODELS", "")
 # Truncation points through a real model's header; each is one process start.
-REAL_TRUNCATIONS = 60
+REAL_TRUNCATIONS = 40
 failures, skipped, ran = [], [], 0
 
 
@@ -50,7 +51,7 @@ def expect_input_error(what, args, needles=()):
         failures.append(f"{what}: {'; '.join(problems)}\n    stderr: {err.strip()[:400]}")
 
 
-def gguf_file(tmp, name, blob):
+def write_file(tmp, name, blob):
     path = os.path.join(tmp, name)
     with open(path, "wb") as fp:
         fp.write(blob)
@@ -103,6 +104,89 @@ def hostile_ggufs():
     ]
 
 
+# Absurd flags: (what, verb and flags after MODEL is substituted, needles).
+# Each names the flag in its message; none may be clamped silently.
+FLAG_CASES = [
+    ("plan --ctx -1", ["plan", "MODEL", "--ctx", "-1"], ["--ctx", "-1"]),
+    ("plan --ctx 99999999999", ["plan", "MODEL", "--ctx", "99999999999"], ["--ctx"]),
+    ("plan --ctx 2^64", ["plan", "MODEL", "--ctx", "18446744073709551616"], ["--ctx"]),
+    ("plan --ctx 4k", ["plan", "MODEL", "--ctx", "4k"], ["--ctx"]),
+    ("plan unknown quant", ["plan", "MODEL", "--quant", "Q9_9"], ["--quant", "Q9_9"]),
+    ("plan --ngl -5", ["plan", "MODEL", "--ngl", "-5"], ["--ngl"]),
+    ("plan --parallel 0", ["plan", "MODEL", "--parallel", "0"], ["--parallel"]),
+    ("plan --ubatch 0", ["plan", "MODEL", "--ubatch", "0"], ["--ubatch"]),
+    ("plan --tensor-split junk", ["plan", "MODEL", "--tensor-split", "a,b"], ["--tensor-split"]),
+    ("plan --min-tps nan", ["plan", "MODEL", "--min-tps", "nan"], ["--min-tps"]),
+    ("plan --min-tps inf", ["plan", "MODEL", "--min-tps", "inf"], ["--min-tps"]),
+    ("plan --kv q3", ["plan", "MODEL", "--kv", "q3"], ["--kv"]),
+    ("plan --hw capacity -5", ["plan", "MODEL", "--hw", "rtx-4090:-5"], ["rtx-4090", "-5"]),
+    ("plan unknown model", ["plan", "no-such-model-anywhere"], ["no-such-model-anywhere"]),
+    ("probe -t 0", ["probe", "-t", "0"], ["threads", "0"]),
+    ("probe -t -1", ["probe", "-t", "-1"], ["threads", "-1"]),
+    ("gen --layers -5", ["gen", "--like", "MODEL", "-o", "TMP/gen.gguf", "--layers", "-5"], ["--layers", "-5"]),
+    ("gen unknown quant", ["gen", "--like", "MODEL", "-o", "TMP/gen.gguf", "--quant", "Q9_9"], ["Q9_9"]),
+    ("report --ctx -1", ["report", "--ctx", "-1"], ["--ctx"]),
+    ("run -t 0", ["run", "MODEL", "-t", "0"], ["0"]),
+    ("run -n -5", ["run", "MODEL", "-n", "-5"], ["-5"]),
+    ("run -c 99999999999", ["run", "MODEL", "-p", "hi", "-c", "99999999999"], ["99999999999"]),
+]
+
+REQUIRED_CFG = '"model_type":"llama","hidden_size":2048,"num_hidden_layers":2,"num_attention_heads":8,' \
+               '"vocab_size":100,"intermediate_size":10'
+# config.json of the wrong shape: (what, text, needles naming the key).
+CONFIG_CASES = [
+    ("config: an array", "[1,2,3]", ["object"]),
+    ("config: string where a number goes", '{"model_type":"llama","hidden_size":"big","num_hidden_layers":2}',
+     ["hidden_size"]),
+    ("config: -1 layers", "{" + REQUIRED_CFG.replace('"num_hidden_layers":2', '"num_hidden_layers":-1') + "}",
+     ["num_hidden_layers"]),
+    ("config: zero heads", "{" + REQUIRED_CFG.replace('"num_attention_heads":8', '"num_attention_heads":0') + "}",
+     ["num_attention_heads"]),
+    ("config: 2^32 embedding", "{" + REQUIRED_CFG.replace('"hidden_size":2048', '"hidden_size":4294967296') + "}",
+     ["hidden_size"]),
+    ("config: Inf rope_theta", "{" + REQUIRED_CFG + ',"rope_theta":1e999}', ["1e999"]),
+    ("config: duplicate key", "{" + REQUIRED_CFG + ',"hidden_size":10}', ["hidden_size"]),
+    ("config: array nesting bomb", "[" * 100000 + "]" * 100000, ["depth"]),
+    ("config: object nesting bomb", '{"a":' * 5000 + "1" + "}" * 5000, ["depth"]),
+    ("config: truncated", "{" + REQUIRED_CFG[:40], ["line 1"]),
+    ("config: binary", "\x00\x01\x02GGUF", []),
+]
+
+REQUIRED_PROFILE = '"schema_version":1,"n_cores":2,"ram_total":1000000000,"read_gbs":10'
+# Machine profiles of the wrong shape (plan --hw FILE.json): needles name the field.
+PROFILE_CASES = [
+    ("profile: an array", "[]", ["top level"]),
+    ("profile: no n_cores", '{"schema_version":1}', ["n_cores"]),
+    ("profile: future schema", '{"schema_version":99}', ["schema version 99"]),
+    ("profile: n_cores a string", '{"schema_version":1,"n_cores":"two","ram_total":1,"read_gbs":1}', ["n_cores"]),
+    ("profile: caches an object", "{" + REQUIRED_PROFILE + ',"caches":{}}', ["caches"]),
+    ("profile: 100000 GPUs", "{" + REQUIRED_PROFILE + ',"gpus":[' + ",".join(['{"name":"x"}'] * 100000) + "]}",
+     ["gpus"]),
+    ("profile: negative RAM", "{" + REQUIRED_PROFILE.replace("1000000000", "-1") + "}", ["ram_total"]),
+    ("profile: RAM 1e300", "{" + REQUIRED_PROFILE.replace("1000000000", "1e300") + "}", ["ram_total"]),
+    ("profile: negative bandwidth", "{" + REQUIRED_PROFILE.replace('"read_gbs":10', '"read_gbs":-5') + "}",
+     ["read_gbs"]),
+    ("profile: negative VRAM", "{" + REQUIRED_PROFILE + ',"gpus":[{"name":"x","vram_total":-1}]}',
+     ["gpus[0].vram_total"]),
+    ("profile: nesting bomb", "[" * 100000 + "]" * 100000, ["depth"]),
+]
+
+
+def json_cases(tmp, model):
+    for i, (what, text, needles) in enumerate(CONFIG_CASES):
+        path = write_file(tmp, f"config{i}.json", text.encode())
+        expect_input_error(what, ["plan", path], needles + [f"config{i}.json"])
+    for i, (what, text, needles) in enumerate(PROFILE_CASES):
+        path = write_file(tmp, f"profile{i}.json", text.encode())
+        expect_input_error(what, ["plan", model, "--hw", path], needles + [f"profile{i}.json"])
+
+
+def flag_cases(tmp, model):
+    for what, args, needles in FLAG_CASES:
+        args = [a.replace("MODEL", model).replace("TMP", tmp) for a in args]
+        expect_input_error(what, args, needles)
+
+
 def truncations(tmp, blob, name, points):
     path = os.path.join(tmp, name)
     for cut in points:
@@ -113,17 +197,23 @@ def truncations(tmp, blob, name, points):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="fc_hostile_") as tmp:
+        # A flag check that regressed must not write into the user's cache.
+        os.environ["XDG_CACHE_HOME"] = tmp
         for i, (what, blob, needles) in enumerate(hostile_ggufs()):
-            path = gguf_file(tmp, f"hostile{i}.gguf", blob)
+            path = write_file(tmp, f"hostile{i}.gguf", blob)
             expect_input_error(what, ["inspect", path], needles)
             expect_input_error(what + " (--json)", ["inspect", "--json", path], needles)
 
+        model = write_file(tmp, "model.gguf", g.tiny_llama())
+        flag_cases(tmp, model)
+        json_cases(tmp, model)
+
         # A small complete model cut at every byte of its fixed header, every
-        # third byte of its metadata and tensor infos (each field is at least
-        # 4 bytes, so every field is cut), and twice in its data.
+        # fourth byte of its metadata and tensor infos (no field is shorter,
+        # so every field is cut), and twice in its data.
         tiny = g.tiny_llama()
         header_end = len(tiny) - 4 * (16 * 8 + 16 + 2 * (16 + 256))
-        cuts = list(range(0, 32)) + list(range(32, header_end, 3)) + [header_end + 100, len(tiny) - 1]
+        cuts = list(range(0, 32)) + list(range(33, header_end, 4)) + [header_end + 100, len(tiny) - 1]
         truncations(tmp, tiny, "tiny.gguf", cuts)
         real = os.path.join(MODELS, "SmolLM2-135M-Instruct.Q4_1.gguf")
         if MODELS and os.path.exists(real):

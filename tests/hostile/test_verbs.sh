@@ -28,15 +28,23 @@ v() { # description command...
 smol="$models/SmolLM2-135M-Instruct.Q4_1.gguf"
 gemma="$models/gemma-3-270m-q4_k_m.gguf"
 v "--help" --help
-v "models" models
-v "probe --quick" probe --quick
+v "models --json" models --json
 v "hw" hw
+v "probe --quick" probe --quick --no-gpu
+v "probe --show" probe --show
+v "plan catalog model on catalog GPUs" plan llama-3.1-8b --hw rtx-4090,rtx-4090
+v "plan config.json" plan "${FITCHECK_SRC:?}/fuzz/seeds/config_json/qwen3moe.json" --json
 if [ -f "$smol" ] && [ -f "$gemma" ]; then
     v "inspect smollm2" inspect "$smol"
     v "inspect gemma3 --json --tensors" inspect --json --tensors "$gemma"
     v "plan smollm2" plan "$smol"
     v "plan gemma3 --json" plan --json "$gemma"
+    v "gen like smollm2 (2 layers)" gen --like "$smol" --layers 2 -o "$tmp/gen.gguf"
+    v "report smollm2" report -o "$tmp/report.html" "$smol"
     v "run smollm2 (4 tokens)" run "$smol" -n 4 -p "Hello"
+    v "run gemma3 --chat (4 tokens)" run "$gemma" -n 4 -p "Hi" --chat --temp 0
+    v "run smollm2 --bench" run "$smol" --bench -p 8 -n 2 -r 1 --save "$tmp/bench.jsonl"
+    v "report --runs" report -o "$tmp/runs.html" --runs "$tmp/bench.jsonl" "$smol"
 else
     skipped+=("model verbs (FITCHECK_MODELS not set)")
 fi

@@ -170,6 +170,7 @@ static void test_loads(void) {
     pl.layer_dev[0] = pl.layer_dev[1] = 1;
     pl.output_dev = 1;
     pl.exps_dev = 0; /* -ot exps=CPU */
+    pl.exps_layers = 2;
     pl.kv_type = GGML_TYPE_F16;
     fc_err err = {0};
     CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_OK);
@@ -186,6 +187,26 @@ static void test_loads(void) {
     CHECK_NEAR(s.load[1].attn_macs_full, 2 * 4 * 32, 1e-9);
     CHECK(s.n_hops == 4);                             /* to the CPU and back, per MoE layer */
     CHECK(s.pp_dev == 1 && s.load[0].host_resident && !s.load[1].host_resident);
+    /* --n-cpu-moe 1: only layer 0's experts in RAM, one round trip. */
+    pl.exps_layers = 1;
+    CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_OK);
+    CHECK_NEAR(s.load[0].bytes[GGML_TYPE_Q4_K], 4e6, 1);
+    CHECK_NEAR(s.load[1].bytes[GGML_TYPE_Q4_K], 4e6, 1);
+    CHECK(s.n_hops == 2);
+    /* The engine's bench prediction: this machine's CPU, every tensor on it. */
+    probe_profile prof;
+    memset(&prof, 0, sizeof prof);
+    prof.n_cores = 2;
+    prof.read_gbs = 50;
+    prof.sgemm_gflops_1t = 100;
+    double pp1, tg1, pp2, tg2, pp_d, tg_d;
+    CHECK(plan_predict_bench(&m, &prof, 1, 512, 128, 0, &pp1, &tg1, &err) == FC_OK);
+    CHECK(plan_predict_bench(&m, &prof, 2, 512, 128, 0, &pp2, &tg2, &err) == FC_OK);
+    CHECK(plan_predict_bench(&m, &prof, 2, 512, 128, 4096, &pp_d, &tg_d, &err) == FC_OK);
+    CHECK(pp1 > 0 && tg1 > 0 && pp2 > pp1 && tg2 >= tg1); /* more threads, more compute */
+    CHECK(pp_d < pp2 && tg_d < tg2);                      /* a full cache costs */
+    prof.read_gbs = 0;
+    CHECK(plan_predict_bench(&m, &prof, 2, 512, 128, 0, &pp1, &tg1, &err) == FC_EINPUT);
     /* A layer on a device that does not exist is refused. */
     pl.layer_dev[1] = 5;
     CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_EINPUT);

@@ -8,6 +8,8 @@ bench_bin="${1:?usage: test_report_cli.sh TEST_BENCH TEST_TABLE}"
 table_bin="${2:?usage: test_report_cli.sh TEST_BENCH TEST_TABLE}"
 dir=$(mktemp -d /tmp/fc_report_cli.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
+# A private cache: the report saves a quick probe when there is no profile.
+export XDG_CACHE_HOME="$dir/cache"
 fail=0
 expect() { # status description command...
     local want=$1 what=$2; shift 2
@@ -16,6 +18,22 @@ expect() { # status description command...
     [ "$got" -eq "$want" ] || { echo "FAIL: $what: exit $got, expected $want"; cat "$dir/err"; fail=1; }
 }
 
+# -o FORMAT on probe: a quick probe into the private cache (the reports below use it),
+# then the saved one shown.
+expect 0 "probe --quick -o csv" "$bin" probe --quick --no-gpu -o csv
+cp "$dir/out" "$dir/probe.csv"
+expect 0 "probe --show -o jsonl" "$bin" probe --show -o jsonl
+cp "$dir/out" "$dir/probe.jsonl"
+python3 - "$dir" <<'PY' || fail=1
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(f"{d}/probe.csv", newline="")))
+tests = {r["test"]: r for r in rows}
+assert int(tests["RAM total"]["value"]) > 1 << 28 and tests["RAM total"]["unit"] == "bytes", rows[:3]
+assert float(tests["DRAM read"]["value"]) > 0.1 and tests["DRAM read"]["unit"] == "GB/s", tests["DRAM read"]
+lines = [json.loads(l) for l in open(f"{d}/probe.jsonl")]
+assert len(lines) == len(rows) and lines[0]["test"] == "RAM total", lines[:2]
+PY
 expect 0 "report --help" "$bin" report --help
 grep -q -- "--runs" "$dir/out" || { echo "FAIL: help does not describe --runs"; fail=1; }
 expect 2 "unknown flag" "$bin" report --bogus
@@ -73,26 +91,30 @@ assert [json.loads(l)["device"] for l in open(f"{d}/plan.jsonl")] == [r["device"
 md = open(f"{d}/plan.md").read().splitlines()
 assert len(md) == 4 and len({len(l) for l in md}) == 1, md
 PY
-# -o FORMAT on probe: a quick probe into a private cache, then the saved one shown.
-export XDG_CACHE_HOME="$dir/cache"
-expect 0 "probe --quick -o csv" "$bin" probe --quick --no-gpu -o csv
-cp "$dir/out" "$dir/probe.csv"
-expect 0 "probe --show -o jsonl" "$bin" probe --show -o jsonl
-cp "$dir/out" "$dir/probe.jsonl"
-python3 - "$dir" <<'PY' || fail=1
-import csv, json, sys
-d = sys.argv[1]
-rows = list(csv.DictReader(open(f"{d}/probe.csv", newline="")))
-tests = {r["test"]: r for r in rows}
-assert int(tests["RAM total"]["value"]) > 1 << 28 and tests["RAM total"]["unit"] == "bytes", rows[:3]
-assert float(tests["DRAM read"]["value"]) > 0.1 and tests["DRAM read"]["unit"] == "GB/s", tests["DRAM read"]
-lines = [json.loads(l) for l in open(f"{d}/probe.jsonl")]
-assert len(lines) == len(rows) and lines[0]["test"] == "RAM total", lines[:2]
-PY
 # The report uses that profile: the machine section and no note about it missing.
 expect 0 "report with a saved profile" "$bin" report -o "$dir/r2.html" qwen3-8b
 grep -q "Processor, memory and storage" "$dir/r2.html" || { echo "FAIL: no machine table"; fail=1; }
 grep -q "No machine profile" "$dir/r2.html" && { echo "FAIL: profile said missing"; fail=1; }
 grep -q "Qwen3-8B: quantizations" "$dir/r2.html" || { echo "FAIL: no quantization table"; fail=1; }
 python3 "$src/tests/reports/check_html.py" "$dir/r2.html" || fail=1
+# run --bench in llama-bench's shapes, and the runs back into a report with
+# predictions (the real small model; skipped without it).
+model="${FITCHECK_MODELS:-}/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [ -f "$model" ]; then
+    expect 0 "run --bench -o jsonl" "$bin" run "$model" --bench -p 16 -n 4 -r 1 -t 1 -o jsonl
+    cp "$dir/out" "$dir/runs_real.jsonl"
+    expect 0 "run --bench -o csv" "$bin" run "$model" --bench -p 16 -n 4 -r 1 -t 1 -o csv
+    python3 - "$dir" <<'PY' || fail=1
+import csv, json, sys
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(f"{d}/runs_real.jsonl")]
+assert [(r["n_prompt"], r["n_gen"]) for r in rows] == [(16, 0), (0, 4)], rows
+assert rows[0]["engine"] == "fitcheck" and rows[0]["model_type"] == "llama 135M Q4_1" and rows[0]["avg_ts"] > 0, rows[0]
+c = list(csv.DictReader(open(f"{d}/out", newline="")))
+assert len(c) == 2 and c[1]["n_gen"] == "4" and float(c[1]["avg_ts"]) > 0, c
+PY
+    expect 0 "report with real runs" "$bin" report -o "$dir/r3.html" --runs "$dir/runs_real.jsonl" "$model"
+    grep -q 'id="chart-accuracy"' "$dir/r3.html" || { echo "FAIL: no predicted-against-measured chart"; fail=1; }
+    python3 "$src/tests/reports/check_html.py" "$dir/r3.html" || fail=1
+fi
 exit $fail

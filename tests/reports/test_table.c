@@ -2,9 +2,11 @@
 #include "reports/reports.h"
 #include "tests/check.h"
 
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { C_NAME, C_SIZE, C_BW, C_TS, C_NOTE, C_COUNT };
 static const rep_col cols[C_COUNT] = {
@@ -35,6 +37,26 @@ static int col_of(const char *line, const char *needle) {
     return col;
 }
 
+/* Renders the table to a pseudo-terminal, as a user's shell would see it;
+ * returns what arrived (NULL when this system has no ptys). */
+static char *render_on_tty(const rep_table *t) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) || unlockpt(master)) return NULL;
+    FILE *slave = fopen(ptsname(master), "w");
+    if (!slave) return NULL;
+    fc_err err = {0};
+    CHECK(rep_table_write(t, slave, REP_FMT_TERM, &err) == FC_OK);
+    fclose(slave);
+    static char buf[8192];
+    size_t n = 0;
+    ssize_t got;
+    /* Closing the slave ends the stream (EIO) once everything was read. */
+    while (n < sizeof buf - 1 && (got = read(master, buf + n, sizeof buf - 1 - n)) > 0) n += (size_t)got;
+    buf[n] = '\0';
+    close(master);
+    return buf;
+}
+
 static rep_table *build(void) {
     fc_err err = {0};
     rep_table *t = rep_table_new(cols, C_COUNT, "sample", &err);
@@ -57,7 +79,23 @@ static rep_table *build(void) {
 
 int main(int argc, char **argv) {
     rep_table *t = build();
-    setenv("NO_COLOR", "1", 1);
+
+    /* Colour on a terminal; none with NO_COLOR, none on a dumb terminal. */
+    unsetenv("NO_COLOR");
+    setenv("TERM", "xterm", 1);
+    char *tty = render_on_tty(t);
+    if (tty) {
+        CHECK_MSG(strstr(tty, "\033[1;32m") && strstr(tty, REP_COLOR_RESET), "no colour on a terminal:\n%s", tty);
+        CHECK_MSG(!strstr(tty, "\033[31m"), "a cell's escape sequence reached the terminal");
+        setenv("NO_COLOR", "1", 1);
+        tty = render_on_tty(t);
+        CHECK_MSG(tty && !strchr(tty, '\033'), "colour despite NO_COLOR:\n%s", tty);
+        unsetenv("NO_COLOR");
+        setenv("TERM", "dumb", 1);
+        tty = render_on_tty(t);
+        CHECK_MSG(tty && !strchr(tty, '\033'), "colour on a dumb terminal:\n%s", tty);
+    }
+    setenv("TERM", "xterm", 1); /* below, output goes to memory: never a terminal, never colour */
 
     char *term = render(t, REP_FMT_TERM);
     CHECK_MSG(!strchr(term, '\033'), "escape sequence reached the terminal:\n%s", term);

@@ -1,0 +1,354 @@
+/* The forward pass: one linear function per step, as in llama2.c, over a
+ * batch of nt tokens at consecutive positions (nt = 1 when decoding).
+ *
+ *   x = embed(tokens)                                   (* sqrt(n_embd): Gemma)
+ *   per layer:
+ *     h = RMSNorm(x)·attn_norm;  q,k,v = Wq h (+b), Wk h (+b), Wv h (+b)
+ *     q,k = RMSNorm per head (Qwen3, Gemma 3);  q,k = RoPE(q,k)
+ *     cache k,v (f16);  a = softmax(q·K / sqrt(d) + causal/sliding mask)·V
+ *     o = Wo a  (-> RMSNorm·attn_post_norm: Gemma 3);  x = x + o
+ *     h = RMSNorm(x)·ffn_norm;  f = Wdown (act(Wgate h) * Wup h)  or experts
+ *     (-> RMSNorm·ffn_post_norm: Gemma 3);  x = x + f
+ *   logits = Wout (RMSNorm(x_last)·output_norm)
+ *
+ * Matrix products, activation quantization, attention and the FFN activation
+ * run on the thread pool; the small per-token steps run on the caller. */
+#include "engine/internal.h"
+
+#include <math.h>
+
+/* At most this many matrices share one parallel section (Q, K, V). */
+#define MM_MAX_JOBS 3
+/* MoE: experts a token may use (llama.cpp allows up to this many too). */
+#define ENG_MAX_EXPERTS_USED 64
+
+/* ---- small per-token steps --------------------------------------------------- */
+
+/* y = x / sqrt(mean(x^2) + eps) * w, the sum in double like ggml. */
+static void rmsnorm(float *y, const float *x, const float *w, int n, float eps) {
+    double ss = 0.0;
+    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    float scale = 1.0f / sqrtf((float)(ss / n) + eps);
+    for (int i = 0; i < n; i++) y[i] = x[i] * scale * w[i];
+}
+
+static float silu(float x) { return x / (1.0f + expf(-x)); }
+
+/* GELU, tanh approximation (what Gemma's "gelu_pytorch_tanh" means). */
+static float gelu_tanh(float x) {
+    const float sqrt_2_over_pi = 0.79788456080286535588f, coef_a = 0.044715f;
+    return 0.5f * x * (1.0f + tanhf(sqrt_2_over_pi * x * (1.0f + coef_a * x * x)));
+}
+
+/* cos/sin table for each token and both RoPE bases (0 global, 1 local),
+ * computed the way ggml does: theta_i = pos * base^(-2i/n_rot) built by
+ * repeated multiplication, divided by the optional per-dimension factor. */
+static void rope_table(eng_ctx *c, uint32_t pos0, int nt) {
+    const eng_model *m = c->m;
+    const model_hparams *hp = &m->hp;
+    int half = (int)hp->n_rot / 2;
+    const float bases[2] = {hp->rope_freq_base, hp->rope_freq_base_swa};
+    /* Gemma 3 applies linear RoPE scaling to its global layers only. */
+    const float scales[2] = {m->rope_freq_scale, m->arch->post_norms ? 1.0f : m->rope_freq_scale};
+    for (int t = 0; t < nt; t++)
+        for (int b = 0; b < 2; b++) {
+            float *cs = c->rope_cs + ((size_t)t * 2 + b) * hp->n_rot;
+            float theta_scale = powf(bases[b], -2.0f / (float)hp->n_rot), theta = (float)(pos0 + (uint32_t)t);
+            for (int i = 0; i < half; i++) {
+                float th = scales[b] * (m->rope_freqs ? theta / m->rope_freqs[i] : theta);
+                cs[2 * i] = cosf(th);
+                cs[2 * i + 1] = sinf(th);
+                theta *= theta_scale;
+            }
+        }
+}
+
+/* Rotates one head: pairs (2i, 2i+1) in normal mode, (i, i + n_rot/2) in neox mode. */
+static void rope_head(float *x, const float *cs, int n_rot, int neox) {
+    int half = n_rot / 2;
+    for (int i = 0; i < half; i++) {
+        int i0 = neox ? i : 2 * i, i1 = neox ? i + half : 2 * i + 1;
+        float c = cs[2 * i], s = cs[2 * i + 1], x0 = x[i0], x1 = x[i1];
+        x[i0] = x0 * c - x1 * s;
+        x[i1] = x0 * s + x1 * c;
+    }
+}
+
+/* ---- parallel sections ---------------------------------------------------------- */
+
+typedef struct quant_task {
+    const float *x;
+    eng_q8a *y;
+    int nt;
+    int64_t n;
+} quant_task;
+
+static void quant_worker(void *arg, int ith, int nth) {
+    quant_task *t = arg;
+    int64_t lo, hi;
+    eng_split(t->nt, ith, nth, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) eng_quantize_act(t->x + i * t->n, t->y + i * (t->n / 32), t->n);
+}
+
+/* Quantizes nt rows of n floats into c->actq; every matmul that follows reads
+ * its activations from there (quantized types) or from x itself (float types). */
+static void act_quantize(eng_ctx *c, const float *x, int nt, int64_t n) {
+    quant_task t = {x, c->actq, nt, n};
+    if (nt == 1) quant_worker(&t, 0, 1);
+    else eng_pool_run(c->pool, quant_worker, &t);
+}
+
+typedef struct mm_job {
+    const eng_mat *w;
+    int64_t expert;
+    float *out; /* [token][w->n_out] */
+} mm_job;
+
+typedef struct mm_task {
+    const eng_kernels *k;
+    mm_job jobs[MM_MAX_JOBS];
+    int n_jobs;
+    const float *x;
+    const eng_q8a *xq;
+    int nt;
+} mm_task;
+
+static void mm_worker(void *arg, int ith, int nth) {
+    mm_task *t = arg;
+    for (int j = 0; j < t->n_jobs; j++) {
+        const eng_mat *w = t->jobs[j].w;
+        const eng_type_ops *ops = &t->k->type[w->type];
+        bool q8 = ops->act == ENG_ACT_Q8;
+        const uint8_t *act = q8 ? (const uint8_t *)t->xq : (const uint8_t *)t->x;
+        size_t as = eng_act_row_bytes(ops->act, w->n_in);
+        const uint8_t *base = w->data + (size_t)t->jobs[j].expert * w->n_out * w->row_bytes;
+        float *out = t->jobs[j].out;
+        int64_t lo, hi;
+        eng_split(w->n_out, ith, nth, &lo, &hi);
+        for (int64_t r = lo; r < hi; r++)
+            for (int t0 = 0; t0 < t->nt; t0 += ENG_NR_MAX) {
+                int nr = t->nt - t0 < ENG_NR_MAX ? t->nt - t0 : ENG_NR_MAX;
+                ops->vec_dot(w->n_in, base + r * w->row_bytes, act + t0 * as, as, nr, out + (size_t)t0 * w->n_out + r,
+                             (size_t)w->n_out);
+            }
+    }
+}
+
+/* out_j = W_j x for up to MM_MAX_JOBS matrices with the same input, in one
+ * parallel section. act_quantize(x) must have run. */
+static void matmul(eng_ctx *c, const float *x, int nt, const mm_job *jobs, int n_jobs) {
+    mm_task t = {.k = c->k, .n_jobs = n_jobs, .x = x, .xq = c->actq, .nt = nt};
+    for (int j = 0; j < n_jobs; j++) t.jobs[j] = jobs[j];
+    eng_pool_run(c->pool, mm_worker, &t);
+}
+
+typedef struct attn_task {
+    eng_ctx *c;
+    const eng_layer *L;
+    uint32_t il, pos0;
+    int nt;
+} attn_task;
+
+static void attn_worker(void *arg, int ith, int nth) {
+    attn_task *t = arg;
+    eng_ctx *c = t->c;
+    const model_hparams *hp = &c->m->hp;
+    uint32_t n_head = hp->n_head, n_kv = hp->n_head_kv[t->il], hd = hp->head_dim_k, hv = hp->head_dim_v;
+    uint32_t q_dim = c->m->q_dim, out_dim = n_head * hv, window = hp->sliding_window;
+    const eng_half *kc = c->k_cache + (size_t)t->il * c->p.n_ctx * c->kv_dim;
+    const eng_half *vc = c->v_cache + (size_t)t->il * c->p.n_ctx * c->kv_dim;
+    float *att = c->att + (size_t)ith * c->p.n_ctx;
+    int64_t lo, hi;
+    eng_split((int64_t)t->nt * n_head, ith, nth, &lo, &hi);
+    for (int64_t item = lo; item < hi; item++) {
+        uint32_t tok = (uint32_t)(item / n_head), h = (uint32_t)(item % n_head), kvh = h / (n_head / n_kv);
+        uint32_t pos = t->pos0 + tok, first = t->L->swa && pos + 1 > window ? pos + 1 - window : 0;
+        const float *q = c->q + (size_t)tok * q_dim + (size_t)h * hd;
+        float mx = -INFINITY;
+        for (uint32_t s = first; s <= pos; s++) {
+            att[s] = c->k->dot_f16(kc + (size_t)s * c->kv_dim + (size_t)kvh * hd, q, (int)hd) * c->m->attn_scale;
+            if (att[s] > mx) mx = att[s];
+        }
+        float sum = 0.0f;
+        for (uint32_t s = first; s <= pos; s++) sum += att[s] = expf(att[s] - mx);
+        float *out = c->xb2 + (size_t)tok * out_dim + (size_t)h * hv;
+        memset(out, 0, hv * sizeof(float));
+        for (uint32_t s = first; s <= pos; s++)
+            c->k->axpy_f16(out, att[s] / sum, vc + (size_t)s * c->kv_dim + (size_t)kvh * hv, (int)hv);
+    }
+}
+
+typedef struct glu_task {
+    float *g;
+    const float *u;
+    int64_t n;
+    bool gelu;
+} glu_task;
+
+static void glu_worker(void *arg, int ith, int nth) {
+    glu_task *t = arg;
+    int64_t lo, hi;
+    eng_split(t->n, ith, nth, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) t->g[i] = (t->gelu ? gelu_tanh(t->g[i]) : silu(t->g[i])) * t->u[i];
+}
+
+/* ---- the layer steps ---------------------------------------------------------------- */
+
+static void attention(eng_ctx *c, uint32_t il, uint32_t pos0, int nt) {
+    const eng_model *m = c->m;
+    const model_hparams *hp = &m->hp;
+    const eng_layer *L = &m->layers[il];
+    uint32_t n_embd = hp->n_embd, hd = hp->head_dim_k, n_kv = hp->n_head_kv[il];
+    uint32_t kd = n_kv * hd, vd = n_kv * hp->head_dim_v, q_dim = m->q_dim;
+    float eps = hp->norm_eps;
+
+    for (int t = 0; t < nt; t++) rmsnorm(c->xb + (size_t)t * n_embd, c->x + (size_t)t * n_embd, L->attn_norm, (int)n_embd, eps);
+    act_quantize(c, c->xb, nt, n_embd);
+    mm_job qkv[3] = {{&L->wq, 0, c->q}, {&L->wk, 0, c->kk}, {&L->wv, 0, c->vv}};
+    matmul(c, c->xb, nt, qkv, 3);
+
+    for (int t = 0; t < nt; t++) {
+        float *q = c->q + (size_t)t * q_dim, *k = c->kk + (size_t)t * kd, *v = c->vv + (size_t)t * vd;
+        const float *cs = c->rope_cs + ((size_t)t * 2 + (L->swa ? 1 : 0)) * hp->n_rot;
+        for (uint32_t i = 0; L->bq && i < q_dim; i++) q[i] += L->bq[i];
+        for (uint32_t i = 0; L->bk && i < kd; i++) k[i] += L->bk[i];
+        for (uint32_t i = 0; L->bv && i < vd; i++) v[i] += L->bv[i];
+        for (uint32_t h = 0; h < hp->n_head; h++) {
+            if (L->q_norm) rmsnorm(q + h * hd, q + h * hd, L->q_norm, (int)hd, eps);
+            rope_head(q + h * hd, cs, (int)hp->n_rot, hp->rope_type == MODEL_ROPE_NEOX);
+        }
+        for (uint32_t h = 0; h < n_kv; h++) {
+            if (L->k_norm) rmsnorm(k + h * hd, k + h * hd, L->k_norm, (int)hd, eps);
+            rope_head(k + h * hd, cs, (int)hp->n_rot, hp->rope_type == MODEL_ROPE_NEOX);
+        }
+        size_t slot = ((size_t)il * c->p.n_ctx + pos0 + (uint32_t)t) * c->kv_dim;
+        c->k->to_f16(k, c->k_cache + slot, (int)kd);
+        c->k->to_f16(v, c->v_cache + slot, (int)vd);
+    }
+
+    attn_task at = {c, L, il, pos0, nt};
+    eng_pool_run(c->pool, attn_worker, &at);
+
+    uint32_t a_dim = hp->n_head * hp->head_dim_v;
+    act_quantize(c, c->xb2, nt, a_dim);
+    mm_job o = {&L->wo, 0, c->tmp};
+    matmul(c, c->xb2, nt, &o, 1);
+}
+
+/* Dense gated FFN on c->xb (already normed) into c->tmp. */
+static void ffn_dense(eng_ctx *c, const eng_layer *L, int nt) {
+    int64_t ff = L->ffn_gate.n_out;
+    act_quantize(c, c->xb, nt, c->m->hp.n_embd);
+    mm_job gu[2] = {{&L->ffn_gate, 0, c->hb}, {&L->ffn_up, 0, c->hb2}};
+    matmul(c, c->xb, nt, gu, 2);
+    glu_task g = {c->hb, c->hb2, ff * nt, c->m->arch->gelu};
+    eng_pool_run(c->pool, glu_worker, &g);
+    act_quantize(c, c->hb, nt, ff);
+    mm_job d = {&L->ffn_down, 0, c->tmp};
+    matmul(c, c->hb, nt, &d, 1);
+}
+
+/* Mixture of experts, token by token: softmax over the router's logits, the
+ * top n_expert_used, weights renormalised to sum 1, weighted sum of experts. */
+static void ffn_moe(eng_ctx *c, const eng_layer *L, int nt) {
+    const model_hparams *hp = &c->m->hp;
+    uint32_t n_embd = hp->n_embd, ne = hp->n_expert, k = hp->n_expert_used;
+    int64_t ff = L->gate_exps.n_out;
+    act_quantize(c, c->xb, nt, n_embd);
+    mm_job r = {&L->gate_inp, 0, c->router};
+    matmul(c, c->xb, nt, &r, 1);
+    for (int t = 0; t < nt; t++) {
+        float *p = c->router + (size_t)t * ne, mx = -INFINITY, sum = 0.0f;
+        for (uint32_t e = 0; e < ne; e++) mx = fmaxf(mx, p[e]);
+        for (uint32_t e = 0; e < ne; e++) sum += p[e] = expf(p[e] - mx);
+        uint32_t sel[ENG_MAX_EXPERTS_USED];
+        float wsel[ENG_MAX_EXPERTS_USED], wsum = 0.0f;
+        for (uint32_t i = 0; i < k && i < ENG_MAX_EXPERTS_USED; i++) {
+            uint32_t best = 0;
+            for (uint32_t e = 1; e < ne; e++)
+                if (p[e] > p[best]) best = e;
+            sel[i] = best;
+            wsum += wsel[i] = p[best] / sum;
+            p[best] = -1.0f; /* probabilities are >= 0: never picked again */
+        }
+        float *xt = c->xb + (size_t)t * n_embd, *out = c->tmp + (size_t)t * n_embd;
+        memset(out, 0, n_embd * sizeof(float));
+        for (uint32_t i = 0; i < k && i < ENG_MAX_EXPERTS_USED; i++) {
+            act_quantize(c, xt, 1, n_embd);
+            mm_job gu[2] = {{&L->gate_exps, sel[i], c->hb}, {&L->up_exps, sel[i], c->hb2}};
+            matmul(c, xt, 1, gu, 2);
+            glu_task g = {c->hb, c->hb2, ff, c->m->arch->gelu};
+            glu_worker(&g, 0, 1);
+            act_quantize(c, c->hb, 1, ff);
+            mm_job d = {&L->down_exps, sel[i], c->xb2};
+            matmul(c, c->hb, 1, &d, 1);
+            float w = wsel[i] / wsum;
+            for (uint32_t j = 0; j < n_embd; j++) out[j] += w * c->xb2[j];
+        }
+    }
+}
+
+/* x += (optionally normed) c->tmp for every token. */
+static void residual(eng_ctx *c, const float *post_norm, int nt) {
+    uint32_t n = c->m->hp.n_embd;
+    for (int t = 0; t < nt; t++) {
+        float *o = c->tmp + (size_t)t * n, *x = c->x + (size_t)t * n;
+        if (post_norm) rmsnorm(o, o, post_norm, (int)n, c->m->hp.norm_eps);
+        for (uint32_t i = 0; i < n; i++) x[i] += o[i];
+    }
+}
+
+/* Runs nt <= n_ubatch tokens at positions pos..pos+nt-1; logits of the last. */
+static void forward(eng_ctx *c, const int32_t *tokens, int nt) {
+    const eng_model *m = c->m;
+    const model_hparams *hp = &m->hp;
+    uint32_t n_embd = hp->n_embd, pos0 = c->pos;
+    const eng_type_ops *embd = &c->k->type[m->tok_embd.type];
+    for (int t = 0; t < nt; t++) {
+        float *x = c->x + (size_t)t * n_embd;
+        embd->to_float(m->tok_embd.data + (size_t)tokens[t] * m->tok_embd.row_bytes, x, n_embd);
+        if (m->embd_scale != 1.0f)
+            for (uint32_t i = 0; i < n_embd; i++) x[i] *= m->embd_scale;
+    }
+    rope_table(c, pos0, nt);
+    for (uint32_t il = 0; il < hp->n_layer; il++) {
+        const eng_layer *L = &m->layers[il];
+        attention(c, il, pos0, nt);
+        residual(c, L->attn_post_norm, nt);
+        for (int t = 0; t < nt; t++)
+            rmsnorm(c->xb + (size_t)t * n_embd, c->x + (size_t)t * n_embd, L->ffn_norm, (int)n_embd, hp->norm_eps);
+        if (L->moe) ffn_moe(c, L, nt);
+        else ffn_dense(c, L, nt);
+        residual(c, L->ffn_post_norm, nt);
+    }
+    rmsnorm(c->xb, c->x + (size_t)(nt - 1) * n_embd, m->output_norm, (int)n_embd, hp->norm_eps);
+    act_quantize(c, c->xb, 1, n_embd);
+    mm_job out = {&m->output, 0, c->logits};
+    matmul(c, c->xb, 1, &out, 1);
+    c->pos += (uint32_t)nt;
+}
+
+int eng_decode(eng_ctx *c, const int32_t *tokens, uint32_t n, const float **logits, fc_err *err) {
+    if (n == 0) return fc_err_set(err, FC_EINPUT, "no tokens to decode");
+    if ((uint64_t)c->pos + n > c->p.n_ctx)
+        return fc_err_set(err, FC_EINPUT, "context full: %u cached + %u new tokens exceed the context of %u", c->pos, n,
+                          c->p.n_ctx);
+    for (uint32_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= c->m->hp.n_vocab)
+            return fc_err_set(err, FC_EINPUT, "token id %d at index %u is outside the vocabulary (0..%u)", tokens[i], i,
+                              c->m->hp.n_vocab - 1);
+    for (uint32_t i = 0; i < n; i += c->p.n_ubatch) {
+        uint32_t nt = n - i < c->p.n_ubatch ? n - i : c->p.n_ubatch;
+        forward(c, tokens + i, (int)nt);
+        if (fc_interrupted) return fc_err_set(err, FC_ERUNTIME, "interrupted");
+    }
+    *logits = c->logits;
+    return FC_OK;
+}
+
+int32_t eng_argmax(const float *logits, uint32_t n) {
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (logits[i] > logits[best]) best = i;
+    return (int32_t)best;
+}

@@ -1,0 +1,87 @@
+/* Internal to engine/: the model and run-state structs (llama2.c style: plain
+ * data, everything sized up front), the thread pool, shared helpers. */
+#ifndef FC_ENGINE_INTERNAL_H
+#define FC_ENGINE_INTERNAL_H
+
+#include "engine/quant.h"
+
+/* ---- thread pool (threadpool.c) ------------------------------------------- */
+
+typedef struct eng_pool eng_pool;
+/* fn(arg, ith, nth) runs on every thread; ith 0 is the caller. */
+typedef void (*eng_task_fn)(void *arg, int ith, int nth);
+
+int eng_pool_new(eng_pool **out, int n_threads, fc_err *err);
+void eng_pool_free(eng_pool *p);
+void eng_pool_run(eng_pool *p, eng_task_fn fn, void *arg);
+int eng_pool_n(const eng_pool *p);
+int eng_default_threads(void);
+/* Thread ith's share [lo, hi) of n items. */
+void eng_split(int64_t n, int ith, int nth, int64_t *lo, int64_t *hi);
+
+/* ---- model (model.c) ------------------------------------------------------- */
+
+/* What differs between the supported architectures, one row per architecture
+ * (model.c). Q/K norms, biases and experts are found from the tensors present. */
+typedef struct eng_arch {
+    const char *name;
+    bool gelu;        /* GELU(tanh) gate instead of SiLU */
+    bool post_norms;  /* extra RMSNorm on the attention and FFN outputs (Gemma 3) */
+    bool embd_scale;  /* embeddings multiplied by sqrt(n_embd) (Gemma) */
+} eng_arch;
+
+/* A weight matrix {n_in, n_out[, n_expert]} in the mapped file: row o of
+ * expert e starts at data + (e * n_out + o) * row_bytes. */
+typedef struct eng_mat {
+    const uint8_t *data;
+    uint32_t type;
+    int64_t n_in, n_out, n_expert;
+    size_t row_bytes;
+} eng_mat;
+
+typedef struct eng_layer {
+    const float *attn_norm, *attn_post_norm, *ffn_norm, *ffn_post_norm;
+    const float *q_norm, *k_norm;  /* per head, NULL when absent */
+    const float *bq, *bk, *bv;     /* NULL when absent */
+    eng_mat wq, wk, wv, wo;
+    eng_mat ffn_gate, ffn_up, ffn_down;              /* dense FFN */
+    eng_mat gate_inp, gate_exps, up_exps, down_exps; /* mixture of experts */
+    bool moe, swa;
+    float rope_base;
+} eng_layer;
+
+struct eng_model {
+    gguf_file *gguf;
+    model_hparams hp;
+    const eng_arch *arch;
+    eng_mat tok_embd, output;
+    const float *output_norm;
+    const float *rope_freqs;       /* per-dimension RoPE divisors (Llama 3), or NULL */
+    eng_layer *layers;
+    uint32_t q_dim, kv_dim_max, ff_max;
+    float attn_scale, embd_scale, rope_freq_scale;
+    uint64_t n_params, size;
+    char type_desc[128];
+};
+
+/* ---- run state (kvcache.c, forward.c) ------------------------------------ */
+
+struct eng_ctx {
+    eng_model *m;
+    eng_params p;
+    const eng_kernels *k;
+    eng_pool *pool;
+    uint32_t pos;
+    /* KV cache: layer il, position t at k_cache + (il * n_ctx + t) * kv_dim */
+    eng_half *k_cache, *v_cache;
+    uint32_t kv_dim;               /* widest layer's n_head_kv * head_dim */
+    /* activations for up to n_ubatch tokens, row-major [token][dim] */
+    float *x, *xb, *xb2, *q, *kk, *vv, *hb, *hb2, *tmp;
+    void *actq;                    /* quantized activations */
+    float *att;                    /* attention scores, n_ctx per thread */
+    float *rope_cs;                /* [token][2 bases][n_rot/2][cos, sin] */
+    float *router;                 /* [token][n_expert] */
+    float *logits;
+};
+
+#endif

@@ -1,0 +1,193 @@
+/* Internal to engine/: ggml block layouts, the activation block, and the
+ * kernel table.
+ *
+ * Every quantized weight type is described the same way: a block unpacks to
+ * small integers q (int8: 0..63 for the "unsigned" types, -128..127 for Q8_0
+ * and IQ4_NL) plus, per 16 elements, a scale and an offset, so that
+ * x = scale * q + offset. Q4_0's "-8" becomes offset -8d, a K-quant's min
+ * becomes offset -dmin*m. The scalar reference, the dequantizer and the SIMD
+ * kernels all use this one description; only the SIMD unpack of q is per type.
+ *
+ * Activations are quantized to one format, 32 int8 values with a float scale
+ * and the sums of each 16-element half (the offsets multiply those sums). One
+ * format instead of ggml's three (Q8_0, Q8_1, Q8_K): per-32 scales are at least
+ * as precise as Q8_K's per-256 scale and keep every kernel the same shape. */
+#ifndef FC_ENGINE_QUANT_H
+#define FC_ENGINE_QUANT_H
+
+#include "engine/engine.h"
+
+#include <string.h>
+
+#define QK32 32
+#define QK_K 256
+#define ENG_NR_MAX 4 /* activation rows one vec_dot call handles (weight unpacked once) */
+
+typedef uint16_t eng_half;
+
+typedef struct { eng_half d; uint8_t qs[16]; } blk_q4_0;
+typedef struct { eng_half d, m; uint8_t qs[16]; } blk_q4_1;
+typedef struct { eng_half d; uint8_t qh[4]; uint8_t qs[16]; } blk_q5_0;
+typedef struct { eng_half d, m; uint8_t qh[4]; uint8_t qs[16]; } blk_q5_1;
+typedef struct { eng_half d; int8_t qs[32]; } blk_q8_0;
+typedef struct { eng_half d; uint8_t qs[16]; } blk_iq4_nl;
+typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qs[128]; } blk_q4_K;
+typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; } blk_q5_K;
+typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; eng_half d; } blk_q6_K;
+
+/* The quantized activation block (see above). */
+typedef struct eng_q8a {
+    float d;
+    int16_t sum[2];
+    int8_t qs[32];
+} eng_q8a;
+
+/* IQ4_NL's non-linear code book (ggml-common.h kvalues_iq4nl). */
+extern const int8_t eng_iq4nl_values[16];
+
+/* ---- half precision, exactly (round to nearest even) ---------------------- */
+
+static inline float eng_half_to_float(eng_half h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man) { /* subnormal: normalise */
+        int e = -1;
+        do { man <<= 1; e++; } while (!(man & 0x400));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+    } else {
+        bits = sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline eng_half eng_float_to_half(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffff;
+    if (ax > 0x7f800000u) return (eng_half)(sign | 0x7e00);               /* NaN */
+    if (ax >= 0x477ff000u) return (eng_half)(sign | 0x7c00);              /* overflow -> inf */
+    if (ax < 0x38800000u) {                                               /* subnormal or zero */
+        if (ax < 0x33000000u) return (eng_half)sign;
+        uint32_t e = ax >> 23, man = (ax & 0x7fffff) | 0x800000, shift = 126 - e;
+        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) h++;
+        return (eng_half)(sign | h);
+    }
+    uint32_t h = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+    return (eng_half)(sign | h);
+}
+
+static inline float eng_bf16_to_float(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* ---- the kernel table ----------------------------------------------------- */
+
+/* out[r * out_stride] = dot(weight row w, activation row r) for r < nr.
+ * Activation rows are eng_q8a blocks (quantized types) or floats (float types),
+ * act_stride bytes apart. n is the row length in elements. */
+typedef void (*eng_vec_dot_fn)(int64_t n, const void *w, const void *act, size_t act_stride, int nr, float *out,
+                               size_t out_stride);
+/* Dequantizes n elements (whole blocks) of a row. */
+typedef void (*eng_to_float_fn)(const void *w, float *y, int64_t n);
+
+enum eng_act { ENG_ACT_NONE = 0, ENG_ACT_F32, ENG_ACT_Q8 };
+
+typedef struct eng_type_ops {
+    int act;                   /* enum eng_act: what vec_dot wants as activation */
+    eng_to_float_fn to_float;
+    eng_vec_dot_fn vec_dot;
+} eng_type_ops;
+
+typedef struct eng_kernels {
+    int isa;
+    eng_type_ops type[GGML_TYPE_COUNT];  /* indexed by ggml type id; act == NONE: unsupported */
+    /* attention over the f16 KV cache */
+    float (*dot_f16)(const eng_half *k, const float *q, int n);
+    void (*axpy_f16)(float *y, float a, const eng_half *v, int n);
+    void (*to_f16)(const float *x, eng_half *y, int n);
+} eng_kernels;
+
+/* Kernels for an instruction set (falls back to the best available row by row). */
+const eng_kernels *eng_kernels_get(int isa);
+/* Quantizes n floats (a multiple of 32) to n/32 activation blocks. */
+void eng_quantize_act(const float *x, eng_q8a *y, int64_t n);
+/* Bytes of one activation row of n elements for a weight type. */
+size_t eng_act_row_bytes(int act, int64_t n);
+
+/* Filled by each SIMD build (kernels_simd.c compiled once per ISA). */
+void eng_kernels_fill_avx2(eng_kernels *k);
+void eng_kernels_fill_avx512(eng_kernels *k);
+
+/* ---- scalar block description (shared by reference and SIMD kernels) ----- */
+
+/* Fills sc[n/16] and off[n/16] for one block. */
+static inline void q4k_scale_min(const uint8_t *s, int j, uint8_t *sc, uint8_t *m) {
+    if (j < 4) {
+        *sc = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *sc = (uint8_t)((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
+        *m = (uint8_t)((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
+    }
+}
+
+static inline void scales_q4_0(const void *b, float *sc, float *off) {
+    float d = eng_half_to_float(((const blk_q4_0 *)b)->d);
+    sc[0] = sc[1] = d;
+    off[0] = off[1] = -8.0f * d;
+}
+static inline void scales_q4_1(const void *b, float *sc, float *off) {
+    const blk_q4_1 *x = b;
+    sc[0] = sc[1] = eng_half_to_float(x->d);
+    off[0] = off[1] = eng_half_to_float(x->m);
+}
+static inline void scales_q5_0(const void *b, float *sc, float *off) {
+    float d = eng_half_to_float(((const blk_q5_0 *)b)->d);
+    sc[0] = sc[1] = d;
+    off[0] = off[1] = -16.0f * d;
+}
+static inline void scales_q5_1(const void *b, float *sc, float *off) {
+    const blk_q5_1 *x = b;
+    sc[0] = sc[1] = eng_half_to_float(x->d);
+    off[0] = off[1] = eng_half_to_float(x->m);
+}
+static inline void scales_q8_0(const void *b, float *sc, float *off) {
+    sc[0] = sc[1] = eng_half_to_float(((const blk_q8_0 *)b)->d);
+    off[0] = off[1] = 0.0f;
+}
+static inline void scales_iq4_nl(const void *b, float *sc, float *off) {
+    sc[0] = sc[1] = eng_half_to_float(((const blk_iq4_nl *)b)->d);
+    off[0] = off[1] = 0.0f;
+}
+/* Q4_K and Q5_K share the 6-bit scale/min packing; the header layout is the same. */
+static inline void scales_q4_K(const void *b, float *sc, float *off) {
+    const blk_q4_K *x = b;
+    float d = eng_half_to_float(x->d), dmin = eng_half_to_float(x->dmin);
+    for (int j = 0; j < 8; j++) {
+        uint8_t s, m;
+        q4k_scale_min(x->scales, j, &s, &m);
+        sc[2 * j] = sc[2 * j + 1] = d * s;
+        off[2 * j] = off[2 * j + 1] = -dmin * m;
+    }
+}
+#define scales_q5_K scales_q4_K
+static inline void scales_q6_K(const void *b, float *sc, float *off) {
+    const blk_q6_K *x = b;
+    float d = eng_half_to_float(x->d);
+    for (int j = 0; j < 16; j++) {
+        sc[j] = d * x->scales[j];
+        off[j] = -32.0f * d * x->scales[j];
+    }
+}
+
+#endif

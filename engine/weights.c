@@ -1,0 +1,223 @@
+/* Binds a GGUF file's tensors to the engine's model struct, checking every
+ * shape and type before the forward pass may touch them (the file comes from
+ * a stranger). Nothing is copied: matrices point into the mapping. */
+#include "engine/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const eng_arch arch_table[] = {
+    {"llama", false, false, false},   /* Llama 2/3, Mistral, SmolLM2, Mixtral (with experts) */
+    {"mistral", false, false, false},
+    {"qwen2", false, false, false},   /* + Q/K/V biases */
+    {"qwen3", false, false, false},   /* + Q/K norms */
+    {"qwen3moe", false, false, false},
+    {"gemma3", true, true, true},
+};
+
+/* Gemma 3 27B scales queries by 1/sqrt(n_embd / n_head) instead of
+ * 1/sqrt(head_dim) (its query_pre_attn_scalar); llama.cpp keys it on 62 layers. */
+#define GEMMA3_27B_LAYERS 62
+
+static const eng_arch *arch_find(const char *name) {
+    for (size_t i = 0; i < FC_ARRAY_LEN(arch_table); i++)
+        if (!strcmp(arch_table[i].name, name)) return &arch_table[i];
+    return NULL;
+}
+
+static bool type_supported(uint32_t type) {
+    return type < GGML_TYPE_COUNT && eng_kernels_get(ENG_ISA_SCALAR)->type[type].act != ENG_ACT_NONE;
+}
+
+int eng_model_check(const gguf_file *f, fc_err *err) {
+    char arch[MODEL_ARCH_MAX] = "";
+    gguf_get_str(f, "general.architecture", arch, sizeof arch);
+    if (!arch_find(arch)) {
+        char list[256] = "";
+        for (size_t i = 0; i < FC_ARRAY_LEN(arch_table); i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", arch_table[i].name);
+        return fc_err_set(err, FC_EINPUT, "%s: architecture '%s' is not supported by the engine (supported: %s)",
+                          f->path, arch, list);
+    }
+    for (uint64_t i = 0; i < f->n_tensors; i++) {
+        const gguf_tensor *t = &f->tensors[i];
+        if (!type_supported(t->type)) {
+            const ggml_type_info *ti = ggml_type_get(t->type);
+            return fc_err_set(err, FC_EINPUT, "%s: tensor %s has type %s (id %u), which the engine does not support",
+                              f->path, t->name, ti ? ti->name : "unknown", t->type);
+        }
+    }
+    return FC_OK;
+}
+
+typedef struct binder {
+    const gguf_file *f;
+    fc_err *err;
+    int rc;
+} binder;
+
+static const gguf_tensor *find(binder *b, const char *name, bool required) {
+    if (b->rc) return NULL;
+    const gguf_tensor *t = gguf_find_tensor(b->f, name);
+    if (!t && required) b->rc = fc_err_set(b->err, FC_EINPUT, "%s: tensor %s is missing", b->f->path, name);
+    return t;
+}
+
+/* A 1-D f32 vector of n elements. */
+static const float *bind_vec(binder *b, const char *name, int64_t n, bool required) {
+    const gguf_tensor *t = find(b, name, required);
+    if (!t) return NULL;
+    if (t->type != GGML_TYPE_F32 || t->n_elements != (uint64_t)n) {
+        b->rc = fc_err_set(b->err, FC_EINPUT, "%s: tensor %s should be f32 with %lld elements (has type %u, %llu elements)",
+                           b->f->path, name, (long long)n, t->type, (unsigned long long)t->n_elements);
+        return NULL;
+    }
+    return t->data;
+}
+
+static void bind_mat(binder *b, eng_mat *m, const char *name, int64_t n_in, int64_t n_out, int64_t n_expert,
+                     bool required) {
+    memset(m, 0, sizeof *m);
+    const gguf_tensor *t = find(b, name, required);
+    if (!t) return;
+    uint64_t rb;
+    if (t->ne[0] != n_in || t->ne[1] != n_out || t->ne[2] != n_expert || t->ne[3] != 1) {
+        b->rc = fc_err_set(b->err, FC_EINPUT, "%s: tensor %s has shape %lld x %lld x %lld, expected %lld x %lld x %lld",
+                           b->f->path, name, (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2],
+                           (long long)n_in, (long long)n_out, (long long)n_expert);
+        return;
+    }
+    if (!type_supported(t->type) || !ggml_row_bytes(t->type, (uint64_t)n_in, &rb) ||
+        (eng_kernels_get(ENG_ISA_SCALAR)->type[t->type].act == ENG_ACT_Q8 && n_in % 32)) {
+        b->rc = fc_err_set(b->err, FC_EINPUT, "%s: tensor %s: type id %u with rows of %lld is not supported", b->f->path,
+                           name, t->type, (long long)n_in);
+        return;
+    }
+    *m = (eng_mat){t->data, t->type, n_in, n_out, n_expert, (size_t)rb};
+}
+
+static int bind_layer(binder *b, eng_model *m, uint32_t il) {
+    const model_hparams *hp = &m->hp;
+    eng_layer *L = &m->layers[il];
+    int64_t e = hp->n_embd, hk = hp->head_dim_k, hv = hp->head_dim_v;
+    int64_t q = (int64_t)hp->n_head * hk, kd = (int64_t)hp->n_head_kv[il] * hk, vd = (int64_t)hp->n_head_kv[il] * hv;
+    char nm[GGUF_NAME_MAX];
+#define NAME(s) (snprintf(nm, sizeof nm, "blk.%u." s, il), nm)
+    L->attn_norm = bind_vec(b, NAME("attn_norm.weight"), e, true);
+    L->ffn_norm = bind_vec(b, NAME("ffn_norm.weight"), e, true);
+    if (m->arch->post_norms) {
+        L->attn_post_norm = bind_vec(b, NAME("post_attention_norm.weight"), e, true);
+        L->ffn_post_norm = bind_vec(b, NAME("post_ffw_norm.weight"), e, true);
+    }
+    L->q_norm = bind_vec(b, NAME("attn_q_norm.weight"), hk, false);
+    L->k_norm = bind_vec(b, NAME("attn_k_norm.weight"), hk, false);
+    L->bq = bind_vec(b, NAME("attn_q.bias"), q, false);
+    L->bk = bind_vec(b, NAME("attn_k.bias"), kd, false);
+    L->bv = bind_vec(b, NAME("attn_v.bias"), vd, false);
+    bind_mat(b, &L->wq, NAME("attn_q.weight"), e, q, 1, true);
+    bind_mat(b, &L->wk, NAME("attn_k.weight"), e, kd, 1, true);
+    bind_mat(b, &L->wv, NAME("attn_v.weight"), e, vd, 1, true);
+    bind_mat(b, &L->wo, NAME("attn_output.weight"), q, e, 1, true);
+    L->moe = hp->n_expert > 0 && gguf_find_tensor(b->f, NAME("ffn_gate_inp.weight")) != NULL;
+    if (L->moe) {
+        int64_t ff = hp->n_ff_exp ? hp->n_ff_exp : hp->n_ff[il], ne = hp->n_expert;
+        bind_mat(b, &L->gate_inp, NAME("ffn_gate_inp.weight"), e, ne, 1, true);
+        bind_mat(b, &L->gate_exps, NAME("ffn_gate_exps.weight"), e, ff, ne, true);
+        bind_mat(b, &L->up_exps, NAME("ffn_up_exps.weight"), e, ff, ne, true);
+        bind_mat(b, &L->down_exps, NAME("ffn_down_exps.weight"), ff, e, ne, true);
+        if (!b->rc && hp->n_expert_shared)
+            b->rc = fc_err_set(b->err, FC_EINPUT, "%s: shared experts are not supported by the engine", b->f->path);
+        if ((uint32_t)ff > m->ff_max) m->ff_max = (uint32_t)ff;
+    } else {
+        int64_t ff = hp->n_ff[il];
+        bind_mat(b, &L->ffn_gate, NAME("ffn_gate.weight"), e, ff, 1, true);
+        bind_mat(b, &L->ffn_up, NAME("ffn_up.weight"), e, ff, 1, true);
+        bind_mat(b, &L->ffn_down, NAME("ffn_down.weight"), ff, e, 1, true);
+        if ((uint32_t)ff > m->ff_max) m->ff_max = (uint32_t)ff;
+    }
+#undef NAME
+    L->swa = hp->sliding_window && hp->swa_layer[il];
+    L->rope_base = L->swa ? hp->rope_freq_base_swa : hp->rope_freq_base;
+    if ((uint32_t)kd > m->kv_dim_max) m->kv_dim_max = (uint32_t)kd;
+    if ((uint32_t)vd > m->kv_dim_max) m->kv_dim_max = (uint32_t)vd;
+    return b->rc;
+}
+
+/* The most common weight type by bytes, as llama-bench's model_type shows it. */
+static void describe(eng_model *m) {
+    uint64_t by_type[GGML_TYPE_COUNT] = {0};
+    const gguf_file *f = m->gguf;
+    for (uint64_t i = 0; i < f->n_tensors; i++) {
+        m->n_params += f->tensors[i].n_elements;
+        m->size += f->tensors[i].bytes;
+        if (f->tensors[i].n_dims >= 2) by_type[f->tensors[i].type] += f->tensors[i].bytes;
+    }
+    uint32_t best = 0;
+    for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+        if (by_type[t] > by_type[best]) best = t;
+    double p = (double)m->n_params;
+    char sz[32], up[16];
+    if (p >= 1e9) snprintf(sz, sizeof sz, "%.1fB", p / 1e9);
+    else snprintf(sz, sizeof sz, "%.0fM", p / 1e6);
+    const ggml_type_info *ti = ggml_type_get(best);
+    snprintf(up, sizeof up, "%s", ti ? ti->name : "?");
+    for (char *c = up; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+    snprintf(m->type_desc, sizeof m->type_desc, "%s %s %s", m->hp.arch, sz, up);
+}
+
+int eng_model_open(eng_model **out, const char *path, fc_err *err) {
+    eng_model *m = fc_calloc(1, sizeof *m, err);
+    if (!m) return FC_ERUNTIME;
+    int rc = gguf_open(&m->gguf, path, err);
+    if (!rc) rc = eng_model_check(m->gguf, err);
+    if (!rc) rc = model_hparams_from_gguf(&m->hp, m->gguf, err);
+    if (rc) {
+        eng_model_close(m);
+        return rc;
+    }
+    model_hparams *hp = &m->hp;
+    m->arch = arch_find(hp->arch);
+    m->layers = fc_calloc(hp->n_layer, sizeof *m->layers, err);
+    if (!m->layers) {
+        eng_model_close(m);
+        return FC_ERUNTIME;
+    }
+    binder b = {m->gguf, err, FC_OK};
+    if (hp->n_rot > hp->head_dim_k || hp->n_rot % 2)
+        b.rc = fc_err_set(err, FC_EINPUT, "%s: rope dimension %u does not fit head size %u", path, hp->n_rot, hp->head_dim_k);
+    bind_mat(&b, &m->tok_embd, "token_embd.weight", hp->n_embd, hp->n_vocab, 1, true);
+    m->output_norm = bind_vec(&b, "output_norm.weight", hp->n_embd, true);
+    if (hp->tied_embeddings) m->output = m->tok_embd;
+    else bind_mat(&b, &m->output, "output.weight", hp->n_embd, hp->n_vocab, 1, true);
+    m->rope_freqs = bind_vec(&b, "rope_freqs.weight", hp->n_rot / 2, false);
+    for (uint32_t il = 0; il < hp->n_layer && !b.rc; il++) bind_layer(&b, m, il);
+    if (b.rc) {
+        eng_model_close(m);
+        return b.rc;
+    }
+    m->q_dim = hp->n_head * hp->head_dim_k;
+    m->attn_scale = 1.0f / sqrtf((float)hp->head_dim_k);
+    if (!strcmp(hp->arch, "gemma3") && hp->n_layer == GEMMA3_27B_LAYERS)
+        m->attn_scale = 1.0f / sqrtf((float)hp->n_embd / hp->n_head);
+    m->embd_scale = m->arch->embd_scale ? sqrtf((float)hp->n_embd) : 1.0f;
+    double factor;
+    char key[GGUF_KEY_MAX];
+    snprintf(key, sizeof key, "%s.rope.scaling.factor", hp->arch);
+    m->rope_freq_scale = gguf_get_f64(m->gguf, key, &factor) && factor > 0 && isfinite(factor) ? (float)(1.0 / factor) : 1.0f;
+    describe(m);
+    *out = m;
+    return FC_OK;
+}
+
+void eng_model_close(eng_model *m) {
+    if (!m) return;
+    free(m->layers);
+    gguf_close(m->gguf);
+    free(m);
+}
+
+const model_hparams *eng_model_hparams(const eng_model *m) { return &m->hp; }
+const gguf_file *eng_model_gguf(const eng_model *m) { return m->gguf; }
+uint64_t eng_model_n_params(const eng_model *m) { return m->n_params; }
+uint64_t eng_model_size(const eng_model *m) { return m->size; }
+const char *eng_model_type(const eng_model *m) { return m->type_desc; }

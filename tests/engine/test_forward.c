@@ -1,0 +1,128 @@
+/* The forward pass on the real models ($FITCHECK_MODELS): greedy decoding
+ * from fixed token ids gives known tokens; the SIMD path's logits match the
+ * scalar path's; one batched prefill equals token-by-token decoding; thread
+ * counts do not change the result. */
+#include "engine/engine.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+#define N_GEN 12
+/* Logits differ between instruction sets only by float summation order (each
+ * matrix product agrees to ~1e-7, tests/engine/test_kernels.c), but an 8-bit
+ * activation that rounds the other way after such a difference moves by a
+ * whole step, and 30 layers of that add up: measured 4% relative RMS on
+ * SmolLM2 and Gemma 3 (AVX2 and AVX-512 agree bit for bit). The bound: */
+#define SIMD_LOGIT_RRMS 0.08
+/* Batched and token-by-token prefill run the same per-row arithmetic. */
+#define BATCH_LOGIT_RTOL 1e-4
+
+typedef struct model_case {
+    const char *file;
+    int32_t prompt[8];
+    uint32_t n_prompt;
+    int32_t want[N_GEN]; /* greedy continuation (see docs/engine.md for its source) */
+} model_case;
+
+static const model_case cases[] = {
+    /* "The capital of France is" -> " Paris.\n\nThe United States has a population of" */
+    {"SmolLM2-135M-Instruct.Q4_1.gguf", {504, 3575, 282, 4649, 314}, 5,
+     {7042, 30, 198, 198, 504, 1797, 1918, 553, 253, 2155, 282, 4723}},
+    /* <bos>"The capital of France is" -> " the capital of the country of France. It is the" */
+    {"gemma-3-270m-q4_k_m.gguf", {2, 818, 5279, 529, 7001, 563}, 6,
+     {506, 5279, 529, 506, 2891, 529, 7001, 236761, 1030, 563, 506, 5279}},
+};
+
+static double max_abs(const float *x, uint32_t n) {
+    double m = 0;
+    for (uint32_t i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+    return m;
+}
+
+/* sqrt(sum (a-b)^2 / sum b^2) */
+static double rel_rms(const float *a, const float *b, uint32_t n) {
+    double d = 0, s = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        d += (double)(a[i] - b[i]) * (a[i] - b[i]);
+        s += (double)b[i] * b[i];
+    }
+    return s > 0 ? sqrt(d / s) : 0;
+}
+
+static double max_diff(const float *a, const float *b, uint32_t n) {
+    double m = 0;
+    for (uint32_t i = 0; i < n; i++) m = fabs(a[i] - b[i]) > m ? fabs(a[i] - b[i]) : m;
+    return m;
+}
+
+static eng_ctx *ctx(eng_model *m, int isa, uint32_t threads, uint32_t ubatch) {
+    eng_params p = {.n_ctx = 64, .n_threads = threads, .n_ubatch = ubatch, .isa = isa};
+    eng_ctx *c = NULL;
+    fc_err err = {0};
+    if (eng_ctx_new(&c, m, &p, &err)) fprintf(stderr, "%s\n", err.msg);
+    return c;
+}
+
+static void run_case(const model_case *mc) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", getenv("FITCHECK_MODELS"), mc->file);
+    fc_err err = {0};
+    eng_model *m;
+    if (eng_model_open(&m, path, &err)) {
+        CHECK_MSG(0, "%s", err.msg);
+        return;
+    }
+    uint32_t nv = eng_model_hparams(m)->n_vocab;
+    float *ref = malloc(nv * sizeof(float));
+    const float *lg;
+
+    /* greedy decode with the best ISA, 2 threads, batched prefill */
+    eng_ctx *c = ctx(m, ENG_ISA_BEST, 2, 0);
+    CHECK(c != NULL);
+    if (!c) goto out;
+    CHECK(eng_decode(c, mc->prompt, mc->n_prompt, &lg, &err) == FC_OK);
+    memcpy(ref, lg, nv * sizeof(float));
+    int32_t got[N_GEN];
+    for (int i = 0; i < N_GEN; i++) {
+        got[i] = eng_argmax(lg, nv);
+        if (eng_decode(c, &got[i], 1, &lg, &err)) break;
+    }
+    for (int i = 0; i < N_GEN; i++) CHECK_MSG(got[i] == mc->want[i], "%s token %d: got %d want %d", mc->file, i, got[i], mc->want[i]);
+    CHECK(eng_ctx_pos(c) == mc->n_prompt + N_GEN);
+    /* bad input: out-of-range token and a full context */
+    int32_t bad = (int32_t)nv;
+    CHECK(eng_decode(c, &bad, 1, &lg, &err) == FC_EINPUT);
+    eng_ctx_free(c);
+
+    /* token by token (ubatch 1), one thread: same logits */
+    c = ctx(m, ENG_ISA_BEST, 1, 1);
+    for (uint32_t i = 0; c && i < mc->n_prompt; i++) eng_decode(c, &mc->prompt[i], 1, &lg, &err);
+    if (c) {
+        double d = max_diff(lg, ref, nv), s = max_abs(ref, nv);
+        CHECK_MSG(d <= BATCH_LOGIT_RTOL * s, "%s batched vs sequential: max diff %g (max |logit| %g)", mc->file, d, s);
+        CHECK(eng_argmax(lg, nv) == mc->want[0]);
+    }
+    eng_ctx_free(c);
+
+    /* scalar reference path */
+    c = ctx(m, ENG_ISA_SCALAR, 2, 0);
+    if (c && eng_decode(c, mc->prompt, mc->n_prompt, &lg, &err) == FC_OK) {
+        double d = rel_rms(lg, ref, nv);
+        printf("%s: SIMD vs scalar logits: relative RMS difference %.4g\n", mc->file, d);
+        CHECK_MSG(d <= SIMD_LOGIT_RRMS, "%s SIMD vs scalar: relative RMS difference %g", mc->file, d);
+        CHECK(eng_argmax(lg, nv) == mc->want[0]);
+    }
+    eng_ctx_free(c);
+out:
+    free(ref);
+    eng_model_close(m);
+}
+
+int main(void) {
+    if (!getenv("FITCHECK_MODELS")) {
+        fprintf(stderr, "FITCHECK_MODELS not set: run scripts/fetch-models.sh (make test does)\n");
+        return 77;
+    }
+    for (size_t i = 0; i < FC_ARRAY_LEN(cases); i++) run_case(&cases[i]);
+    return check_done("engine_forward");
+}

@@ -1,0 +1,184 @@
+/* Every kernel of every instruction set against the scalar
+ * dequantize-then-dot reference, on random blocks of every supported type,
+ * with odd row lengths and 1..4 activation rows; plus the half-precision
+ * conversions and hand-computed blocks that pin down the bit layouts. */
+#include "engine/quant.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+#define MAX_N (256 * 13)
+/* Relative tolerance of a dot product, against sum |w*a|: float accumulation
+ * in a different order (SIMD lanes, two accumulators) and nothing else. */
+#define DOT_RTOL 2e-5
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+static float rndf(void) { return (float)((rnd() >> 8) / 16777216.0 * 2.0 - 1.0); }
+
+/* Where each type keeps its fp16 scales: random bytes there could be NaN. */
+typedef struct type_case {
+    uint32_t type;
+    int half_off[2]; /* byte offsets of half fields in a block, -1 = none */
+} type_case;
+
+static const type_case cases[] = {
+    {GGML_TYPE_F32, {-1, -1}},   {GGML_TYPE_F16, {-1, -1}},  {GGML_TYPE_BF16, {-1, -1}},
+    {GGML_TYPE_Q4_0, {0, -1}},   {GGML_TYPE_Q4_1, {0, 2}},   {GGML_TYPE_Q5_0, {0, -1}},
+    {GGML_TYPE_Q5_1, {0, 2}},    {GGML_TYPE_Q8_0, {0, -1}},  {GGML_TYPE_IQ4_NL, {0, -1}},
+    {GGML_TYPE_Q4_K, {0, 2}},    {GGML_TYPE_Q5_K, {0, 2}},   {GGML_TYPE_Q6_K, {208, -1}},
+};
+
+static void random_row(uint32_t type, const type_case *tc, uint8_t *buf, int64_t n) {
+    const ggml_type_info *ti = ggml_type_get(type);
+    size_t bytes = (size_t)(n / ti->blck) * ti->bytes;
+    if (type == GGML_TYPE_F32) {
+        for (int64_t i = 0; i < n; i++) ((float *)buf)[i] = rndf();
+        return;
+    }
+    if (type == GGML_TYPE_F16 || type == GGML_TYPE_BF16) {
+        for (int64_t i = 0; i < n; i++) {
+            float f = rndf();
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            ((uint16_t *)buf)[i] = type == GGML_TYPE_F16 ? eng_float_to_half(f) : (uint16_t)(bits >> 16);
+        }
+        return;
+    }
+    for (size_t i = 0; i < bytes; i++) buf[i] = (uint8_t)rnd();
+    for (int64_t b = 0; b < n / ti->blck; b++)
+        for (int h = 0; h < 2; h++)
+            if (tc->half_off[h] >= 0) {
+                eng_half v = eng_float_to_half(0.01f + 0.02f * (float)(rnd() % 100) / 100.0f);
+                memcpy(buf + b * ti->bytes + tc->half_off[h], &v, 2);
+            }
+}
+
+/* Reference: dequantize both sides and sum in double. */
+static double ref_dot(const eng_kernels *ref, uint32_t type, const uint8_t *w, const void *act, int64_t n, double *mag) {
+    static float wf[MAX_N], af[MAX_N];
+    ref->type[type].to_float(w, wf, n);
+    if (ref->type[type].act == ENG_ACT_Q8) {
+        const eng_q8a *a = act;
+        for (int64_t i = 0; i < n; i++) af[i] = a[i / 32].d * a[i / 32].qs[i % 32];
+    } else {
+        memcpy(af, act, (size_t)n * sizeof(float));
+    }
+    double s = 0;
+    *mag = 0;
+    for (int64_t i = 0; i < n; i++) {
+        s += (double)wf[i] * af[i];
+        *mag += fabs((double)wf[i] * af[i]);
+    }
+    return s;
+}
+
+static void test_dots(void) {
+    static uint8_t w[MAX_N * 4];
+    static float x[ENG_NR_MAX][MAX_N];
+    static eng_q8a q[ENG_NR_MAX][MAX_N / 32];
+    const eng_kernels *ref = eng_kernels_get(ENG_ISA_SCALAR);
+    const int64_t mults[] = {1, 3, 7, 13};
+    for (int isa = ENG_ISA_SCALAR; isa <= eng_isa_best(); isa++) {
+        const eng_kernels *k = eng_kernels_get(isa);
+        CHECK(k->isa == isa);
+        for (size_t c = 0; c < FC_ARRAY_LEN(cases); c++) {
+            uint32_t type = cases[c].type;
+            const ggml_type_info *ti = ggml_type_get(type);
+            bool q8 = k->type[type].act == ENG_ACT_Q8;
+            CHECK_MSG(k->type[type].vec_dot && k->type[type].to_float, "%s has no kernel", ti->name);
+            for (size_t mi = 0; mi < FC_ARRAY_LEN(mults); mi++) {
+                /* float types get odd lengths (tails); block types odd block counts */
+                int64_t n = ti->blck == 1 ? 32 * mults[mi] + (int64_t)mi * 3 + 1 : ti->blck * mults[mi];
+                if (q8 && n % 32) continue;
+                random_row(type, &cases[c], w, n);
+                for (int r = 0; r < ENG_NR_MAX; r++) {
+                    for (int64_t i = 0; i < n; i++) x[r][i] = rndf() * (r + 1);
+                    if (q8) eng_quantize_act(x[r], q[r], n);
+                }
+                const void *act = q8 ? (const void *)q : (const void *)x;
+                size_t as = q8 ? sizeof q[0] : sizeof x[0];
+                for (int nr = 1; nr <= ENG_NR_MAX; nr++) {
+                    float out[ENG_NR_MAX * 3];
+                    k->type[type].vec_dot(n, w, act, as, nr, out, 3);
+                    for (int r = 0; r < nr; r++) {
+                        double mag, want = ref_dot(ref, type, w, (const uint8_t *)act + r * as, n, &mag);
+                        CHECK_MSG(fabs(out[r * 3] - want) <= DOT_RTOL * mag + 1e-6,
+                                  "%s %s n=%lld nr=%d row %d: %g vs %g (sum|wa| %g)", eng_isa_name(isa), ti->name,
+                                  (long long)n, nr, r, out[r * 3], want, mag);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Blocks written by hand: the layout facts from ggml-common.h. */
+static void test_layouts(void) {
+    const eng_kernels *k = eng_kernels_get(ENG_ISA_SCALAR);
+    float y[256];
+    blk_q4_0 b40 = {eng_float_to_half(0.5f), {0}};
+    b40.qs[0] = 0x1F; /* element 0 = 15 -> 3.5; element 16 = 1 -> -3.5 */
+    k->type[GGML_TYPE_Q4_0].to_float(&b40, y, 32);
+    CHECK_NEAR(y[0], 3.5, 0);
+    CHECK_NEAR(y[16], -3.5, 0);
+    CHECK_NEAR(y[1], -4.0, 0);
+    blk_q5_0 b50 = {eng_float_to_half(1.0f), {0x01, 0, 0x01, 0}, {0}};
+    /* element 0: fifth bit set -> 16 - 16 = 0; element 16: bit 16 -> 0; element 1 -> -16 */
+    k->type[GGML_TYPE_Q5_0].to_float(&b50, y, 32);
+    CHECK_NEAR(y[0], 0, 0);
+    CHECK_NEAR(y[16], 0, 0);
+    CHECK_NEAR(y[1], -16, 0);
+    blk_q6_K b6;
+    memset(&b6, 0, sizeof b6);
+    b6.d = eng_float_to_half(1.0f);
+    for (int i = 0; i < 16; i++) b6.scales[i] = (int8_t)(i + 1);
+    b6.ql[0] = 0x21;  /* element 0 low nibble 1, element 64 high nibble 2 */
+    b6.qh[0] = 0x0C;  /* element 32: high bits 3 -> 48 */
+    k->type[GGML_TYPE_Q6_K].to_float(&b6, y, 256);
+    CHECK_NEAR(y[0], 1.0 * (1 - 32), 0);
+    CHECK_NEAR(y[64], 5.0 * (2 - 32), 0);
+    CHECK_NEAR(y[32], 3.0 * (48 - 32), 0);
+    CHECK_NEAR(y[128], 9.0 * -32, 0);
+    blk_q4_K b4;
+    memset(&b4, 0, sizeof b4);
+    b4.d = eng_float_to_half(1.0f);
+    b4.dmin = eng_float_to_half(1.0f);
+    b4.scales[0] = 2;          /* sub-block 0 scale 2 */
+    b4.scales[4] = 3;          /* sub-block 0 min 3 */
+    b4.scales[8] = 0x54;       /* sub-block 4: scale 4, min 5 */
+    b4.qs[0] = 0x07;           /* element 0 = 7; element 32 = 0 */
+    k->type[GGML_TYPE_Q4_K].to_float(&b4, y, 256);
+    CHECK_NEAR(y[0], 2 * 7 - 3, 0);
+    CHECK_NEAR(y[128], -5, 0);
+}
+
+static void test_halves(void) {
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = eng_half_to_float((eng_half)h);
+        if (f == f && eng_float_to_half(f) != h) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d halves do not round-trip", bad);
+    CHECK(eng_float_to_half(1.0f + 1.0f / 4096) == 0x3c00); /* tie rounds to even */
+    CHECK(eng_float_to_half(65520.0f) == 0x7c00);
+    float x[37];
+    eng_half a[37], b[37];
+    for (int i = 0; i < 37; i++) x[i] = rndf() * (i % 2 ? 1e-5f : 300.0f);
+    eng_kernels_get(ENG_ISA_SCALAR)->to_f16(x, a, 37);
+    eng_kernels_get(ENG_ISA_BEST)->to_f16(x, b, 37);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+}
+
+int main(void) {
+    test_layouts();
+    test_halves();
+    test_dots();
+    printf("best ISA here: %s\n", eng_isa_name(eng_isa_best()));
+    return check_done("engine_kernels");
+}
