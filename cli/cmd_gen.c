@@ -72,9 +72,12 @@ static int parse(int argc, char **argv, gen_args *a) {
 static int describe(model_desc *d, const gen_args *a, fc_err *err) {
     int rc = model_load(d, a->like, a->quant, err);
     if (rc || !a->layers) return rc;
-    if ((uint64_t)a->layers > d->hp.n_layer)
-        return fc_err_set(err, FC_EINPUT, "--layers %lld: %s has only %u layers", (long long)a->layers, a->like,
-                          d->hp.n_layer);
+    if ((uint64_t)a->layers > d->hp.n_layer) {
+        fc_err_set(err, FC_EINPUT, "--layers %lld: %s has only %u layers", (long long)a->layers, a->like,
+                   d->hp.n_layer);
+        model_desc_free(d); /* the caller frees only on success (leak found by LeakSanitizer) */
+        return FC_EINPUT;
+    }
     model_hparams *hp = malloc(sizeof *hp);
     if (!hp) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     *hp = d->hp;

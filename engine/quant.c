@@ -8,6 +8,9 @@
 #include "engine/quant.h"
 
 #include <math.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 const int8_t eng_iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
@@ -239,13 +242,22 @@ static const eng_kernels scalar_kernels = {
 static eng_kernels simd_kernels[ENG_ISA_COUNT];
 static int simd_ready[ENG_ISA_COUNT];
 
+#if defined(__x86_64__)
+/* F16C from cpuid: clang (14) rejects "f16c" in __builtin_cpu_supports, and
+ * the fuzz build (scripts/fuzz.sh) compiles this file with clang. */
+static bool cpu_has_f16c(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
+#endif
+
 int eng_isa_best(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
         return ENG_ISA_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c())
         return ENG_ISA_AVX2;
 #endif
     return ENG_ISA_SCALAR;

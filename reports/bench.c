@@ -280,16 +280,14 @@ static int parse_text(char *text, const char *path, bench_list *l, fc_err *err) 
     return FC_OK;
 }
 
-int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err) {
+/* The buffer half of rep_bench_load, public so the fuzz target
+ * (fuzz/fuzz_bench.c) reads exactly what `report --runs` reads. */
+int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, fc_err *err) {
     *rows = NULL;
     *n = 0;
-    char *text;
-    int rc = fc_read_file(path, REP_BENCH_FILE_MAX, &text, NULL, err);
-    if (rc) return rc;
     bench_list l = {0};
-    rc = parse_text(text, path, &l, err);
-    free(text);
-    if (rc == FC_OK && l.n == 0) rc = fc_err_set(err, FC_EINPUT, "%s: no benchmark records", path);
+    int rc = parse_text(text, name, &l, err);
+    if (rc == FC_OK && l.n == 0) rc = fc_err_set(err, FC_EINPUT, "%s: no benchmark records", name);
     if (rc) {
         free(l.rows);
         return rc;
@@ -297,4 +295,15 @@ int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err) 
     *rows = l.rows;
     *n = l.n;
     return FC_OK;
+}
+
+int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err) {
+    *rows = NULL;
+    *n = 0;
+    char *text;
+    int rc = fc_read_file(path, REP_BENCH_FILE_MAX, &text, NULL, err);
+    if (rc) return rc;
+    rc = rep_bench_parse(text, path, rows, n, err);
+    free(text);
+    return rc;
 }

@@ -217,6 +217,9 @@ int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format 
  * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
  * file, the record and the field. */
 int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
+/* The same on a NUL-terminated buffer (split into lines in place); name is
+ * used in messages. rep_bench_load reads the file and calls this. */
+int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, fc_err *err);
 
 /* ---- the HTML report -------------------------------------------------------
  * The page reads plain views, not the planner's own structures:

@@ -23,6 +23,7 @@ rc=$?
 grep -E '^ *[0-9]+/[0-9]+ ' build-asan/test.out | grep -v ' OK \| SKIP ' 
 read -r passed failed < <(scripts/count-tests.py build-asan/meson-logs/testlog.json)
 [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-[ "$rc" -ne 0 ] && tail -n 60 build-asan/test.out
+# The failing tests' logs (sanitizer reports included), not the whole run.
+[ "$rc" -ne 0 ] && sed -n '/^>>> /,/^Summary of Failures/p' build-asan/test.out | head -n 300
 echo "sanitize: $passed passed, $failed failed"
 exit "$rc"

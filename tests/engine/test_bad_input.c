@@ -15,7 +15,9 @@ enum bad { BAD_ARCH, BAD_TYPE, BAD_MISSING, BAD_SHAPE, BAD_NONE };
 
 static int write_model(const char *path, enum bad bad) {
     static float zeros[N_EMBD * N_VOCAB * 4];
-    static uint8_t q2k[84 * 4];
+    /* One 84-byte Q2_K block per row of `big` (256 x N_EMBD); was 4 rows short
+     * (global-buffer-overflow found by the ASan run, scripts/sanitize.sh). */
+    static uint8_t q2k[84 * N_EMBD];
     gguf_writer *w = gguf_writer_new(32);
     const char *arch = bad == BAD_ARCH ? "mamba" : "llama";
     char key[64];

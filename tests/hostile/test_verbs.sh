@@ -42,6 +42,9 @@ if [ -f "$smol" ] && [ -f "$gemma" ]; then
     v "gen like smollm2 (2 layers)" gen --like "$smol" --layers 2 -o "$tmp/gen.gguf"
     v "report smollm2" report -o "$tmp/report.html" "$smol"
     v "run smollm2 (4 tokens)" run "$smol" -n 4 -p "Hello"
+    v "run gemma3 --chat (4 tokens)" run "$gemma" -n 4 -p "Hi" --chat --temp 0
+    v "run smollm2 --bench" run "$smol" --bench -p 8 -n 2 -r 1 --save "$tmp/bench.jsonl"
+    v "report --runs" report -o "$tmp/runs.html" --runs "$tmp/bench.jsonl" "$smol"
 else
     skipped+=("model verbs (FITCHECK_MODELS not set)")
 fi
