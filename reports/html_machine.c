@@ -247,7 +247,7 @@ static int sweep_chart(FILE *fp, const probe_profile *p, fc_err *err) {
              best, last, x[n - 1] / FC_MIB);
     rep_series s = {"read, all threads", x, y, n, false};
     rep_line_chart c = {
-        .id = "bw-sweep", .title = "Read bandwidth against working-set size", .desc = desc,
+        .id = "chart-bw-sweep", .title = "Read bandwidth against working-set size", .desc = desc,
         .x_label = "working set (log scale)", .y_label = "GB/s", .x_log = true, .x_bytes = true,
         .series = &s, .n_series = 1, .x_marks = marks, .n_x_marks = nm,
         .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
@@ -282,7 +282,7 @@ static int scaling_chart(FILE *fp, const probe_profile *p, fc_err *err) {
     rep_level ymark = {p->dram_theoretical_gbs, theory};
     rep_series s = {"DRAM read", x, y, n, false};
     rep_line_chart c = {
-        .id = "bw-threads", .title = "DRAM read bandwidth against threads", .desc = desc, .x_label = "threads",
+        .id = "chart-bw-threads", .title = "DRAM read bandwidth against threads", .desc = desc, .x_label = "threads",
         .x_int = true, .y_label = "GB/s", .series = &s, .n_series = 1, .y_marks = &ymark, .n_y_marks = p->dram_theoretical_gbs > 0,
     };
     html_figure_open(fp);

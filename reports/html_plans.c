@@ -79,7 +79,7 @@ int html_fit(FILE *fp, const rep_report *r, fc_err *err) {
              "%d device placement%s planned; %d over capacity. The black line on each bar is the device's usable memory.",
              k, k == 1 ? "" : "s", n_over);
     rep_bar_chart c = {
-        .id = "fit", .title = "Memory per device: weights, KV cache, compute buffers, overhead, free", .desc = desc,
+        .id = "chart-fit", .title = "Memory per device: weights, KV cache, compute buffers, overhead, free", .desc = desc,
         .unit = "GiB", .stacked = true, .parts = mem_parts, .n_parts = REP_MEM_PARTS, .rows = rows, .n_rows = k,
         .v = v, .limit = limit, .colors = mem_colors,
     };
@@ -190,7 +190,7 @@ static int depth_chart(FILE *fp, const rep_report *r, bool gen, bool *drawn, fc_
              "measurements. Speed falls with depth because every token reads the whole cache.",
              what);
     rep_line_chart c = {
-        .id = gen ? "depth-tg" : "depth-pp", .title = title, .desc = desc, .x_label = "context depth (tokens)", .x_int = true,
+        .id = gen ? "chart-depth-tg" : "chart-depth-pp", .title = title, .desc = desc, .x_label = "context depth (tokens)", .x_int = true,
         .y_label = "tokens/s", .series = s, .n_series = ns,
     };
     html_figure_open(fp);

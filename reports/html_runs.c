@@ -43,7 +43,7 @@ int html_accuracy(FILE *fp, const rep_report *r, fc_err *err) {
                  "measurement).",
                  k, k == 1 ? "" : "s", 100 * abs_err / k);
         rep_bar_chart c = {
-            .id = "accuracy", .title = "Predicted against measured tokens per second", .desc = desc, .unit = "t/s",
+            .id = "chart-accuracy", .title = "Predicted against measured tokens per second", .desc = desc, .unit = "t/s",
             .parts = pm_parts, .n_parts = 2, .rows = rows, .n_rows = k, .v = v,
         };
         html_figure_open(fp);

@@ -1,6 +1,6 @@
 """Checks an HTML file is well-formed: every element closed in order (void
 elements and self-closed SVG shapes excepted), nothing after </html>, no
-script, no external reference. Usage: check_html.py FILE"""
+script, no external reference, every id unique and every #link pointing at one. Usage: check_html.py FILE"""
 import html.parser
 import sys
 
@@ -11,6 +11,7 @@ class Checker(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.stack, self.errors, self.closed = [], [], False
+        self.ids, self.links = set(), set()
 
     def handle_starttag(self, tag, attrs):
         if self.closed:
@@ -18,6 +19,14 @@ class Checker(html.parser.HTMLParser):
         if tag == "script":
             self.errors.append(f"<script> at line {self.getpos()[0]}")
         for name, value in attrs:
+            if name == "id":
+                if value in self.ids:
+                    self.errors.append(f"duplicate id {value!r} at line {self.getpos()[0]}")
+                self.ids.add(value)
+            if name == "href" and value and value.startswith("#"):
+                self.links.add(value[1:])
+            if name == "aria-labelledby":
+                self.links.update(value.split())
             if name in ("src", "href") and value and not value.startswith(("#", "data:")):
                 self.errors.append(f"external reference {name}={value!r}")
             if name.startswith("on"):
@@ -39,6 +48,8 @@ class Checker(html.parser.HTMLParser):
 c = Checker()
 c.feed(open(sys.argv[1], encoding="utf-8").read())
 c.close()
+for missing in sorted(c.links - c.ids):
+    c.errors.append(f"link or label to a missing id {missing!r}")
 if c.stack:
     c.errors.append("unclosed: " + ", ".join(f"<{t}> line {l}" for t, l in c.stack))
 for e in c.errors[:20]:

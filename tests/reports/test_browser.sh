@@ -9,6 +9,7 @@ chromium=$(command -v chromium || command -v chromium-browser || true)
 dir=$(mktemp -d /tmp/fc_browser.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 "$make_report" "$dir/report.html" >/dev/null || { echo "FAIL: could not write the report"; exit 1; }
+python3 "${FITCHECK_SRC:?}/tests/reports/check_html.py" "$dir/report.html" || exit 1
 cp "${FITCHECK_SRC:?}/tests/reports/browser_probe.html" "$dir/probe.html"
 flags=(--headless --disable-gpu --no-sandbox --no-first-run --user-data-dir="$dir/profile"
        --enable-logging=stderr --v=0 --virtual-time-budget=5000)
@@ -27,7 +28,7 @@ python3 - "$dir/probe_dom.html" <<'PY' || fail=1
 import re, sys
 text = open(sys.argv[1]).read()
 charts = re.findall(r"CHART (\S+) (\d+)x(\d+) shapes=(\d+) drawn=(\d+)", text)
-want = {"bw-sweep", "bw-threads", "fit", "depth-tg", "depth-pp", "accuracy"}
+want = {"chart-bw-sweep", "chart-bw-threads", "chart-fit", "chart-depth-tg", "chart-depth-pp", "chart-accuracy"}
 got = {c[0] for c in charts}
 assert got == want, f"charts laid out: {sorted(got)}, expected {sorted(want)}\n{text[-2000:]}"
 for cid, w, h, shapes, drawn in charts:

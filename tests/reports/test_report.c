@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
     CHECK(strncmp(page, "<!DOCTYPE html>", 15) == 0);
     CHECK_MSG(count(page, "<svg ") == 6, "%d charts", count(page, "<svg "));
     CHECK(count(page, "</svg>") == 6);
-    for (const char *id = "bw-sweep\0bw-threads\0fit\0depth-tg\0depth-pp\0accuracy\0"; *id; id += strlen(id) + 1) {
+    for (const char *id = "chart-bw-sweep\0chart-bw-threads\0chart-fit\0chart-depth-tg\0chart-depth-pp\0chart-accuracy\0"; *id; id += strlen(id) + 1) {
         char want[64];
         snprintf(want, sizeof want, "id=\"%s\"", id);
         CHECK_MSG(strstr(page, want), "chart %s missing", id);

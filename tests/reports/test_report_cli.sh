@@ -114,7 +114,7 @@ c = list(csv.DictReader(open(f"{d}/out", newline="")))
 assert len(c) == 2 and c[1]["n_gen"] == "4" and float(c[1]["avg_ts"]) > 0, c
 PY
     expect 0 "report with real runs" "$bin" report -o "$dir/r3.html" --runs "$dir/runs_real.jsonl" "$model"
-    grep -q 'id="accuracy"' "$dir/r3.html" || { echo "FAIL: no predicted-against-measured chart"; fail=1; }
+    grep -q 'id="chart-accuracy"' "$dir/r3.html" || { echo "FAIL: no predicted-against-measured chart"; fail=1; }
     python3 "$src/tests/reports/check_html.py" "$dir/r3.html" || fail=1
 fi
 exit $fail
