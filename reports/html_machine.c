@@ -170,6 +170,32 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
     return rc;
 }
 
+enum { N_NAME, N_BUS, N_NOW, N_MAX, N_THEORY, N_COUNT };
+static const rep_col nvme_cols[N_COUNT] = {
+    {NULL, "drive", REP_LEFT, false},          {NULL, "PCI address", REP_LEFT, false},
+    {NULL, "link now", REP_LEFT, false},       {NULL, "link capable", REP_LEFT, false},
+    {NULL, "theoretical", REP_RIGHT, false},
+};
+
+/* NVMe drives: their links bound how fast a model loads. */
+static int nvme_write(FILE *fp, const probe_profile *p, fc_err *err) {
+    if (p->n_nvme <= 0) return FC_OK;
+    rep_table *t = rep_table_new(nvme_cols, N_COUNT, "NVMe drives and their PCIe links", err);
+    if (!t) return err->status;
+    for (int i = 0; i < p->n_nvme && i < (int)FC_ARRAY_LEN(p->nvme); i++) {
+        const probe_nvme *d = &p->nvme[i];
+        rep_table_add_row(t);
+        rep_cell_str(t, N_NAME, d->name);
+        rep_cell_str(t, N_BUS, d->pci_bus_id);
+        rep_cell_text(t, N_NOW, "Gen%d x%d", d->link.gen_cur, d->link.width_cur);
+        rep_cell_text(t, N_MAX, "Gen%d x%d", d->link.gen_max, d->link.width_max);
+        rep_cell_gbs(t, N_THEORY, d->link.theoretical_gbs);
+    }
+    int rc = rep_table_write(t, fp, REP_FMT_HTML, err);
+    rep_table_free(t);
+    return rc;
+}
+
 static const char no_profile[] =
     "Run 'fitcheck probe' to measure this machine, or pass --profile FILE.json.";
 
@@ -182,6 +208,7 @@ int html_machine(FILE *fp, const rep_report *r, fc_err *err) {
     int rc = summary_write(fp, p, err);
     if (!rc) rc = caches_write(fp, p, err);
     if (!rc) rc = gpus_write(fp, p, err);
+    if (!rc) rc = nvme_write(fp, p, err);
     if (!rc && p->topo_source[0]) {
         fputs("<p class=\"note\">Topology from ", fp);
         rep_html_escape(fp, p->topo_source);

@@ -51,6 +51,10 @@ static void profile_fill(probe_profile *p) {
     g->theoretical_gbs = 1008, g->read_gbs = 910, g->fp16_tflops = 150;
     g->link = (probe_link){4, 16, 4, 16, 4, 16, 31.5, "libpci"};
     g->h2d_pinned_gbs = 25;
+    p->n_nvme = 1;
+    snprintf(p->nvme[0].name, sizeof p->nvme[0].name, "Example NVMe");
+    snprintf(p->nvme[0].pci_bus_id, sizeof p->nvme[0].pci_bus_id, "0000:01:00.0");
+    p->nvme[0].link = (probe_link){4, 4, 3, 4, 0, 0, 7.88, "sysfs"};
 }
 
 static void plan_fill(rep_plan_view *v, const char *model, double scale, bool over) {
@@ -146,6 +150,7 @@ int main(int argc, char **argv) {
     CHECK(strstr(page, "L2 2 MiB") && strstr(page, "theoretical DRAM 89.6 GB/s"));
     CHECK_MSG(count(page, ", over by ") == 1, "%d bars said over capacity", count(page, ", over by "));
     CHECK(strstr(page, "llama-server -m Qwen3-8B.gguf") != NULL);
+    CHECK(strstr(page, "<td>Gen3 x4</td><td>Gen4 x4</td><td class=\"r\">7.88 GB/s</td>") != NULL);
     CHECK(strstr(page, "http://") == NULL || count(page, "http://") == count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
     free(page);
 
