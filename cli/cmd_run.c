@@ -2,6 +2,8 @@
  * measure prefill/decode speed like llama-bench (--bench). */
 #include "cli/cli.h"
 #include "engine/engine.h"
+#include "planner/planner.h"
+#include "probe/probe.h"
 #include "reports/reports.h"
 
 #include <getopt.h>
@@ -276,6 +278,38 @@ static int save_bench(const char *path, const eng_model *m, const eng_params *p,
     return fc_atomic_commit(&af, err);
 }
 
+/* The planner's prediction for each test, from this machine's probe profile;
+ * without a profile the tests simply show no prediction. */
+static void predict_tests(const eng_model *m, uint32_t n_threads, eng_bench_test *tests, uint32_t n) {
+    fc_err err = {0};
+    char path[4096];
+    probe_profile *prof = calloc(1, sizeof *prof);
+    model_desc d;
+    if (!prof || probe_default_path(path, sizeof path, &err) || probe_profile_load(prof, path, &err)) {
+        fprintf(stderr, "fitcheck run: no planner prediction (%s); run 'fitcheck probe' first\n",
+                err.msg[0] ? err.msg : "out of memory");
+        free(prof);
+        return;
+    }
+    if (model_desc_from_gguf(&d, eng_model_gguf(m), &err)) {
+        fprintf(stderr, "fitcheck run: no planner prediction: %s\n", err.msg);
+        free(prof);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double pp = 0, tg = 0;
+        eng_bench_test *t = &tests[i];
+        if (plan_predict_bench(&d, prof, (int)n_threads, (int)t->n_prompt, (int)t->n_gen, (int)t->n_depth, &pp, &tg,
+                               &err)) {
+            fprintf(stderr, "fitcheck run: no planner prediction: %s\n", err.msg);
+            break;
+        }
+        t->predicted_ts = t->n_prompt ? pp : tg;
+    }
+    model_desc_free(&d);
+    free(prof);
+}
+
 static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     eng_bench_opts bo = {.n_depth = o->depth, .reps = o->reps};
     if (!parse_list(o->prompt ? o->prompt : "512", bo.n_prompt, ENG_BENCH_MAX_TESTS, &bo.n_prompt_count, RUN_MAX_CTX))
@@ -293,6 +327,7 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     eng_bench_test tests[ENG_BENCH_MAX_TESTS];
     uint32_t n = 0;
     if (!rc) rc = eng_bench_run(c, &bo, tests, &n, err);
+    if (!rc) predict_tests(m, eng_ctx_params(c)->n_threads, tests, n);
     if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
     if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
     eng_ctx_free(c);

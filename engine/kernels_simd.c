@@ -96,7 +96,9 @@ ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
 /* ---- the generic quantized dot product --------------------------------------
  * SIGNED: q holds signed bytes (Q8_0, IQ4_NL): multiply |q| by sign(q)*a.
  * SUB16: scales change every 16 elements (Q6_K). HAS_OFF: offsets are non-zero.
- * Two accumulators per row hide the FMA latency. */
+ * 256-element blocks alternate two accumulators per row to hide the FMA
+ * latency; the index must be a compile-time constant after unrolling, or the
+ * accumulators live on the stack. */
 #define DEFINE_QDOT(T, BLCK, SIGNED, SUB16, HAS_OFF)                                                         \
     ALWAYS_INLINE void qdot_##T(int64_t n, const void *w, const void *act, size_t as, float *out, size_t os,  \
                                 const int nr) {                                                               \
@@ -112,7 +114,7 @@ ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
             float sc[(BLCK) / 16], off[(BLCK) / 16];                                                          \
             scales_##T(&x[ib], sc, off);                                                                      \
             for (int j = 0; j < (BLCK) / 32; j++) {                                                           \
-                const int k = (int)((ib * ((BLCK) / 32) + j) & 1);                                            \
+                const int k = j & 1;                                                                          \
                 __m256i q = load_##T(&x[ib], j);                                                              \
                 __m256i qu = (SIGNED) ? _mm256_sign_epi8(q, q) : q;                                           \
                 __m256 s = (SUB16) ? _mm256_setr_m128(_mm_set1_ps(sc[2 * j]), _mm_set1_ps(sc[2 * j + 1]))     \
@@ -123,7 +125,7 @@ ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
                     if (SIGNED) av = _mm256_sign_epi8(av, q);                                                 \
                     __m256 p = _mm256_cvtepi32_ps(dot_u8s8(qu, av));                                          \
                     acc[r][k] = _mm256_fmadd_ps(p, _mm256_mul_ps(s, _mm256_set1_ps(a->d)), acc[r][k]);        \
-                    if (HAS_OFF) acco[r] += a->d * (off[2 * j] * a->sum[0] + off[2 * j + 1] * a->sum[1]);     \
+                    if (HAS_OFF) acco[r] += off[2 * j] * a->ds[0] + off[2 * j + 1] * a->ds[1];     \
                 }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \

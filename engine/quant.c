@@ -128,7 +128,7 @@ static void dot_generic(const qdesc *qd, uint32_t bytes, int64_t n, const void *
                 const int8_t *aq = ab->qs + 16 * (h & 1);
                 int32_t isum = 0;
                 for (int e = 0; e < 16; e++) isum += q[16 * h + e] * aq[e];
-                acc += ab->d * (sc[h] * isum + off[h] * ab->sum[h & 1]);
+                acc += ab->d * sc[h] * isum + off[h] * ab->ds[h & 1];
             }
         }
         out[r * out_stride] = acc;
@@ -212,8 +212,8 @@ void eng_quantize_act(const float *x, eng_q8a *y, int64_t n) {
             sum[i / 16] += v;
         }
         y[b].d = d;
-        y[b].sum[0] = (int16_t)sum[0];
-        y[b].sum[1] = (int16_t)sum[1];
+        y[b].ds[0] = d * sum[0];
+        y[b].ds[1] = d * sum[1];
     }
 }
 

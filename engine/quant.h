@@ -9,7 +9,7 @@
  * kernels all use this one description; only the SIMD unpack of q is per type.
  *
  * Activations are quantized to one format, 32 int8 values with a float scale
- * and the sums of each 16-element half (the offsets multiply those sums). One
+ * and the scaled sums of each 16-element half (the offsets multiply those). One
  * format instead of ggml's three (Q8_0, Q8_1, Q8_K): per-32 scales are at least
  * as precise as Q8_K's per-256 scale and keep every kernel the same shape. */
 #ifndef FC_ENGINE_QUANT_H
@@ -38,7 +38,7 @@ typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; eng_half d;
 /* The quantized activation block (see above). */
 typedef struct eng_q8a {
     float d;
-    int16_t sum[2];
+    float ds[2];  /* d * (sum of each 16-value half): what the offsets multiply */
     int8_t qs[32];
 } eng_q8a;
 
@@ -47,6 +47,11 @@ extern const int8_t eng_iq4nl_values[16];
 
 /* ---- half precision, exactly (round to nearest even) ---------------------- */
 
+#if defined(__F16C__)
+/* The SIMD builds convert with the F16C instruction (same result, exact). */
+#include <immintrin.h>
+static inline float eng_half_to_float(eng_half h) { return _cvtsh_ss(h); }
+#else
 static inline float eng_half_to_float(eng_half h) {
     uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
     if (exp == 0x1f) {
@@ -64,6 +69,7 @@ static inline float eng_half_to_float(eng_half h) {
     memcpy(&f, &bits, 4);
     return f;
 }
+#endif
 
 static inline eng_half eng_float_to_half(float f) {
     uint32_t x;

@@ -21,16 +21,18 @@ typedef struct model_case {
     const char *file;
     int32_t prompt[8];
     uint32_t n_prompt;
-    int32_t want[N_GEN]; /* greedy continuation (see docs/engine.md for its source) */
+    int32_t want[N_GEN]; /* greedy continuation, as llama.cpp gives it (docs/engine.md) */
+    int n_want;          /* tokens before the first near-tie (logits within 0.01) */
 } model_case;
 
 static const model_case cases[] = {
     /* "The capital of France is" -> " Paris.\n\nThe United States has a population of" */
     {"SmolLM2-135M-Instruct.Q4_1.gguf", {504, 3575, 282, 4649, 314}, 5,
-     {7042, 30, 198, 198, 504, 1797, 1918, 553, 253, 2155, 282, 4723}},
-    /* <bos>"The capital of France is" -> " the capital of the country of France. It is the" */
+     {7042, 30, 198, 198, 504, 1797, 1918, 553, 253, 2155, 282, 4723}, 12},
+    /* <bos>"The capital of France is" -> " the capital of the country of France. It is the";
+     * next, " largest" (llama.cpp) and " capital" (here) are 0.003 apart */
     {"gemma-3-270m-q4_k_m.gguf", {2, 818, 5279, 529, 7001, 563}, 6,
-     {506, 5279, 529, 506, 2891, 529, 7001, 236761, 1030, 563, 506, 5279}},
+     {506, 5279, 529, 506, 2891, 529, 7001, 236761, 1030, 563, 506}, 11},
 };
 
 static double max_abs(const float *x, uint32_t n) {
@@ -87,7 +89,7 @@ static void run_case(const model_case *mc) {
         got[i] = eng_argmax(lg, nv);
         if (eng_decode(c, &got[i], 1, &lg, &err)) break;
     }
-    for (int i = 0; i < N_GEN; i++) CHECK_MSG(got[i] == mc->want[i], "%s token %d: got %d want %d", mc->file, i, got[i], mc->want[i]);
+    for (int i = 0; i < mc->n_want; i++) CHECK_MSG(got[i] == mc->want[i], "%s token %d: got %d want %d", mc->file, i, got[i], mc->want[i]);
     CHECK(eng_ctx_pos(c) == mc->n_prompt + N_GEN);
     /* bad input: out-of-range token and a full context */
     int32_t bad = (int32_t)nv;

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# fitcheck's engine against llama.cpp's CPU backend on TinyLlama-shaped random
+# models (n_embd 2048, 22 layers, 32/4 heads, n_ff 5632, vocabulary 32000).
+# Prints both speeds, their ratio, and the ratio to the targets of issue #6
+# (decode >= 1.2x, prefill >= 1.0x llama.cpp's figures on the reference machine).
+#
+# Usage: bench/engine_vs_llamacpp.sh [THREADS] [REPS]
+#   LLAMA_BENCH=/path/to/llama-bench   use this llama-bench (else found in PATH,
+#                                       ~/.cache/fitcheck/llama.cpp, or built there
+#                                       from the llama-cpp-python sdist: slow)
+#   QUANTS="Q4_0 Q8_0"                  limit the types
+# Benchmarks hold /tmp/fitcheck-bench.lock so two never run at once. llama.cpp
+# is only for this comparison: nothing in fitcheck's build or tests needs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+threads=${1:-2}
+reps=${2:-3}
+fitcheck=./build/fitcheck
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/fitcheck
+models=$cache/bench
+mkdir -p "$models"
+
+# Reference figures (llama.cpp, this kind of machine, 2 threads; issue #6).
+declare -A ref_tg=([Q4_0]=43.5 [Q4_K_M]=32 [Q8_0]=29 [F16]=14.8)
+declare -A ref_pp=([Q4_0]=173 [Q8_0]=106 [Q4_K_M]=124 [F16]=137)
+declare -A pp_len=([Q4_0]=512 [Q8_0]=512 [Q4_K_M]=128 [F16]=128)
+
+find_llama_bench() {
+    if [ -n "${LLAMA_BENCH:-}" ]; then echo "$LLAMA_BENCH"; return; fi
+    if command -v llama-bench >/dev/null; then command -v llama-bench; return; fi
+    local b=$cache/llama.cpp/build/bin/llama-bench
+    if [ ! -x "$b" ]; then
+        echo "building llama.cpp (CPU only) into $cache/llama.cpp: this takes a while" >&2
+        mkdir -p "$cache/llama.cpp"
+        (cd "$cache/llama.cpp" &&
+         pip download --no-deps --no-binary :all: llama-cpp-python -d . >/dev/null &&
+         tar xzf llama_cpp_python-*.tar.gz &&
+         src=$(ls -d llama_cpp_python-*/vendor/llama.cpp | head -1) &&
+         cmake -S "$src" -B build -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+         nice -n 15 cmake --build build --target llama-bench -j"$(nproc)" >/dev/null) >&2
+    fi
+    echo "$b"
+}
+
+lb=$(find_llama_bench)
+[ -x "$lb" ] || { echo "llama-bench not found or failed to build" >&2; exit 1; }
+
+# avg_ts of the first result line of a jsonl output
+ts() { python3 -c 'import json,sys; print("%.2f" % json.loads(sys.stdin.readline())["avg_ts"])'; }
+
+printf "%-7s %-6s %10s %10s %8s %10s %9s\n" type test fitcheck llama.cpp ratio reference vs_ref
+for q in ${QUANTS:-Q4_0 Q4_K_M Q8_0 F16}; do
+    f=$models/tinyllama-$q.gguf
+    [ -f "$f" ] || "$fitcheck" gen --like tinyllama-1.1b --quant "$q" -o "$f" >&2
+    for test in tg64 "pp${pp_len[$q]}"; do
+        n=${test#??}
+        if [ "${test:0:2}" = tg ]; then fa=(-p 0 -n "$n"); la=(-p 0 -n "$n"); ref=${ref_tg[$q]}
+        else fa=(-p "$n" -n 0); la=(-p "$n" -n 0); ref=${ref_pp[$q]}; fi
+        ours=$(flock /tmp/fitcheck-bench.lock "$fitcheck" run "$f" --bench "${fa[@]}" -t "$threads" -r "$reps" -o jsonl 2>/dev/null | ts)
+        theirs=$(flock /tmp/fitcheck-bench.lock "$lb" -m "$f" "${la[@]}" -t "$threads" -r "$reps" -o jsonl 2>/dev/null | ts)
+        python3 - "$q" "$test" "$ours" "$theirs" "$ref" <<'PY'
+import sys
+q, test, ours, theirs, ref = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
+print("%-7s %-6s %10.2f %10.2f %7.2fx %10.1f %8.2fx" % (q, test, ours, theirs, ours / theirs, ref, ours / ref))
+PY
+    done
+done
+echo "(ratio = fitcheck / llama.cpp here and now; vs_ref = fitcheck / the reference figure; targets: tg >= 1.2x, pp >= 1.0x)"
