@@ -53,7 +53,11 @@ static void put_hparams(gguf_writer *w, const model_hparams *hp, const eng_gen_o
     gguf_writer_u32(w, KEY("block_count"), hp->n_layer);
     gguf_writer_u32(w, KEY("context_length"), hp->n_ctx_train);
     gguf_writer_u32(w, KEY("embedding_length"), hp->n_embd);
-    put_layer_u32(w, KEY("feed_forward_length"), hp->n_ff, hp->n_layer);
+    /* On MoE layers (n_ff 0) the expert width, as real Mixtral files do:
+     * llama.cpp's llama architecture sizes expert tensors by this key. */
+    uint32_t ff[MODEL_MAX_LAYERS];
+    for (uint32_t il = 0; il < hp->n_layer; il++) ff[il] = hp->n_ff[il] ? hp->n_ff[il] : hp->n_ff_exp;
+    put_layer_u32(w, KEY("feed_forward_length"), ff, hp->n_layer);
     gguf_writer_u32(w, KEY("attention.head_count"), hp->n_head);
     put_layer_u32(w, KEY("attention.head_count_kv"), hp->n_head_kv, hp->n_layer);
     gguf_writer_u32(w, KEY("attention.key_length"), hp->head_dim_k);

@@ -19,7 +19,9 @@
 
 static const char *const bpe_specials[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>"};
 static const char *const spm_head[] = {"<unk>", "<s>", "</s>"};
-static const char *const spm_specials[] = {"<start_of_turn>", "<end_of_turn>"};
+/* Gemma's turn markers, and "<|endoftext|>", which llama.cpp looks up by
+ * name when loading a model called Phi-3. */
+static const char *const spm_specials[] = {"<start_of_turn>", "<end_of_turn>", "<|endoftext|>"};
 #define SPM_ALPHA 95 /* "▁" and '!'..'~' */
 #define GEN_VOCAB_MIN 512 /* room for the fixed tokens of either kind */
 

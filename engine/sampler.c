@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Candidates sorted first when top-p runs over the whole vocabulary. */
+#define SAMPLER_HEAD 256
+
 typedef struct cand {
     float logit;
     int32_t id;
@@ -95,38 +98,52 @@ static void keep_top(cand *c, uint32_t n, uint32_t k) {
     qsort(c, k, sizeof *c, compare_cand);
 }
 
+/* Draws from c[0..m) with weights w = c[i].logit (already exponentiated), whose sum is `sum`. */
+static int32_t draw(eng_sampler *s, const cand *c, uint32_t m, float sum) {
+    float r = uniform(s) * sum;
+    for (uint32_t i = 0; i < m; i++) {
+        r -= c[i].logit;
+        if (r < 0) return c[i].id;
+    }
+    return c[m - 1].id; /* rounding left r a hair above zero */
+}
+
 int32_t eng_sampler_sample(eng_sampler *s, const float *logits) {
     uint32_t n = s->n_vocab;
-    for (uint32_t i = 0; i < n; i++) s->c[i] = (cand){isnan(logits[i]) ? -INFINITY : logits[i], (int32_t)i};
-    if (s->p.temp <= 0 || s->p.top_k == 1) { /* greedy: the first maximum */
-        uint32_t best = 0;
-        for (uint32_t i = 1; i < n; i++)
-            if (s->c[i].logit > s->c[best].logit) best = i;
-        return (int32_t)best;
-    }
+    cand *c = s->c;
+    for (uint32_t i = 0; i < n; i++) c[i] = (cand){isnan(logits[i]) ? -INFINITY : logits[i], (int32_t)i};
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (c[i].logit > c[best].logit) best = i;
+    /* Greedy, or every logit -inf/NaN: the first maximum. */
+    if (s->p.temp <= 0 || s->p.top_k == 1 || !isfinite(c[best].logit)) return (int32_t)best;
+    float max = c[best].logit, sum = 0;
     uint32_t k = s->p.top_k && s->p.top_k < n ? s->p.top_k : n;
-    keep_top(s->c, n, k);
-    /* Softmax of logit / temp over the kept candidates, in place. */
-    float max = s->c[0].logit, sum = 0;
-    if (!isfinite(max)) return s->c[0].id; /* every logit was -inf or NaN */
-    for (uint32_t i = 0; i < k; i++) {
-        s->c[i].logit = expf((s->c[i].logit - max) / s->p.temp);
-        sum += s->c[i].logit;
+    if (k < n) { /* top-k: renormalise over the k best */
+        keep_top(c, n, k);
+        for (uint32_t i = 0; i < k; i++) sum += c[i].logit = expf((c[i].logit - max) / s->p.temp);
+    } else {
+        for (uint32_t i = 0; i < n; i++) sum += c[i].logit = expf((c[i].logit - max) / s->p.temp);
+        if (s->p.top_p >= 1) return draw(s, c, n, sum); /* plain temperature: order does not matter */
+        /* Nucleus over the whole vocabulary: the top few hundred candidates
+         * nearly always hold top_p of the mass, so sort those and fall back
+         * to a full sort only when they do not. */
+        uint32_t h = n < SAMPLER_HEAD ? n : SAMPLER_HEAD;
+        keep_top(c, n, h);
+        float head = 0;
+        for (uint32_t i = 0; i < h; i++) head += c[i].logit;
+        k = head >= s->p.top_p * sum ? h : n;
+        if (k == n) keep_top(c, n, n);
     }
     /* Nucleus: the smallest prefix holding top_p of the probability. */
     uint32_t m = k;
     if (s->p.top_p < 1) {
         float acc = 0;
         for (m = 0; m < k;) {
-            acc += s->c[m++].logit;
+            acc += c[m++].logit;
             if (acc >= s->p.top_p * sum) break;
         }
         sum = acc;
     }
-    float r = uniform(s) * sum;
-    for (uint32_t i = 0; i < m; i++) {
-        r -= s->c[i].logit;
-        if (r < 0) return s->c[i].id;
-    }
-    return s->c[m - 1].id; /* rounding left r a hair above zero */
+    return draw(s, c, m, sum);
 }

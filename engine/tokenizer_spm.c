@@ -77,7 +77,7 @@ int tok_spm_encode(const eng_tokenizer *t, const char *text, size_t len, bool sp
         try_pair(&c, l->prev, (int32_t)p.left);
         try_pair(&c, (int32_t)p.left, l->next);
     }
-    for (int32_t i = 0; !rc && i < n_sym && i >= 0; i = sym[i].next) {
+    for (int32_t i = n_sym ? 0 : -1; !rc && i >= 0; i = sym[i].next) {
         int32_t id = eng_token_find(t, buf + sym[i].start, sym[i].len);
         if (id >= 0) {
             rc = tok_out_push(o, id, err);

@@ -15,8 +15,6 @@ static const char *const mem_colors[REP_MEM_PARTS] = {
     [REP_MEM_OVERHEAD] = "#D55E00", [REP_MEM_FREE] = "#D9D9D9",
 };
 
-const char *rep_mem_part_name(int part) { return part >= 0 && part < REP_MEM_PARTS ? mem_parts[part] : "?"; }
-
 static const char no_plans[] = "No models were planned. Name models on the command line: fitcheck report MODEL ...";
 
 static bool plans_missing(FILE *fp, const rep_report *r) {

@@ -48,7 +48,6 @@ enum rep_format {
 /* "md", "csv", "json", "jsonl" (the -o values; also "term", "html"). FC_EINPUT
  * with a message listing the choices otherwise. */
 int rep_format_parse(const char *s, enum rep_format *out, fc_err *err);
-const char *rep_format_name(enum rep_format fmt);
 /* True when s is one of the -o table formats (md, csv, json, jsonl), so a
  * verb whose -o also takes a file name can tell the two apart. */
 bool rep_format_is_table(const char *s, enum rep_format *out);
@@ -80,7 +79,6 @@ int rep_table_rows(const rep_table *t);
 
 void rep_cell_str(rep_table *t, int col, const char *s);
 void rep_cell_i64(rep_table *t, int col, int64_t v);
-void rep_cell_bool(rep_table *t, int col, bool v);
 /* A float printed with `decimals` digits for people, full precision for machines. */
 void rep_cell_f64(rep_table *t, int col, double v, int decimals);
 /* Capacity: value in bytes, text in GiB ("3.56 GiB") so a column never mixes units. */
@@ -233,7 +231,6 @@ int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, 
 
 /* Parts of a device's memory, in the order the stacked bars draw them. */
 enum rep_mem_part { REP_MEM_WEIGHTS = 0, REP_MEM_KV, REP_MEM_COMPUTE, REP_MEM_OVERHEAD, REP_MEM_FREE, REP_MEM_PARTS };
-const char *rep_mem_part_name(int part);
 
 typedef struct rep_plan_device {
     char name[64];                 /* "CPU (RAM)", "NVIDIA H200" */

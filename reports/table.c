@@ -27,10 +27,6 @@ bool rep_format_is_table(const char *s, enum rep_format *out) {
     return true;
 }
 
-const char *rep_format_name(enum rep_format fmt) {
-    return fmt >= 0 && fmt < REP_FMT_COUNT ? format_names[fmt] : "?";
-}
-
 rep_table *rep_table_new(const rep_col *cols, int n_cols, const char *caption, fc_err *err) {
     if (n_cols <= 0 || n_cols > REP_TABLE_MAX_COLS) {
         fc_err_set(err, FC_ERUNTIME, "table with %d columns (limit %d)", n_cols, REP_TABLE_MAX_COLS);
@@ -151,10 +147,6 @@ void rep_cell_i64(rep_table *t, int col, int64_t v) {
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)v);
     cell_set(t, col, json_integer(v), buf);
-}
-
-void rep_cell_bool(rep_table *t, int col, bool v) {
-    cell_set(t, col, json_boolean(v), v ? "yes" : "no");
 }
 
 void rep_cell_f64(rep_table *t, int col, double v, int decimals) {

@@ -125,8 +125,6 @@ static void csv_put(FILE *fp, const json_t *v) {
         fprintf(fp, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
         fprintf(fp, "%.10g", json_real_value(v));
-    } else if (json_is_boolean(v)) {
-        fputs(json_is_true(v) ? "1" : "0", fp); /* as llama-bench writes booleans */
     }
     fputc('"', fp);
 }
