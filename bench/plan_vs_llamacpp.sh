@@ -24,17 +24,20 @@ trap 'rm -f "$log"' EXIT
 printf '%-34s %6s %3s  %-8s %12s %12s %8s\n' model ctx fa buffer llama.cpp fitcheck ratio
 for m in "${models[@]}"; do
     [ -f "$m" ] || continue
-    for ctx in 2048 8192; do
+    for ctx in ${CTXS:-2048 8192}; do
         for fa in off on; do
             # One token generated: enough for every buffer to be allocated and printed.
             flock /tmp/fitcheck-bench.lock "$llama" -m "$m" -c "$ctx" -fa "$fa" -ngl "$ngl" -n 1 -p hi \
-                -no-cnv --no-warmup -t 2 >"$log" 2>&1 </dev/null
+                -no-cnv --no-warmup -t 2 -v >"$log" 2>&1 </dev/null
             plan=$("$fitcheck" plan "$m" --ctx "$ctx" --fa "$fa" --ngl "$ngl" --json) || continue
             python3 - "$log" "$(basename "$m")" "$ctx" "$fa" "$plan" <<'PY'
 import json, re, sys
 log, name, ctx, fa, plan = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 got = {"model": 0.0, "kv": 0.0, "compute": 0.0, "output": 0.0}
 for line in open(log, errors="replace"):
+    # llama.cpp's --fit dry run prints a first set of buffers; count the real load only.
+    if "loading model tensors" in line:
+        got = dict.fromkeys(got, 0.0)
     m = re.search(r"(\S+)\s+(model|KV|compute|output) buffer size =\s*([0-9.]+) MiB", line)
     if m:
         got[{"model": "model", "KV": "kv", "compute": "compute", "output": "output"}[m.group(2)]] += float(m.group(3))

@@ -56,6 +56,7 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     h->mem_free = p->ram_available ? p->ram_available : p->ram_total;
     if (p->cgroup_mem_max && p->cgroup_mem_max < h->mem_free) h->mem_free = p->cgroup_mem_max;
     h->bandwidth_gbs = p->read_gbs;
+    h->cpu_repack = plan_repack_of_isa(p->isa);
     /* the speed model's CPU throughput: one core's measured SGEMM times the
      * cores, as plan_speed_dev_cpu counts it (the all-core run suffers most
      * from a busy machine) */
@@ -84,6 +85,15 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     return FC_OK;
 }
 
+int plan_repack_of_isa(const char *isa) {
+    static const struct { const char *isa; int repack; } isas[] = {
+        {"avx512", PLAN_REPACK_X86_AVX512}, {"avx2", PLAN_REPACK_X86_AVX2}, {"neon", PLAN_REPACK_ARM},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(isas); i++)
+        if (!strncmp(isa, isas[i].isa, strlen(isas[i].isa))) return isas[i].repack;
+    return PLAN_REPACK_NONE;
+}
+
 int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err) {
     probe_profile *p = calloc(1, sizeof *p);
     if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
@@ -95,6 +105,12 @@ int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err) {
         snprintf(hw->host.id, sizeof hw->host.id, "cpu");
         snprintf(hw->host.name, sizeof hw->host.name, "this machine's CPU and RAM");
         snprintf(hw->label, sizeof hw->label, "this machine, RAM only (no probe profile: run 'fitcheck probe')");
+#if defined(__x86_64__)
+        hw->host.cpu_repack = __builtin_cpu_supports("avx512f") ? PLAN_REPACK_X86_AVX512
+                              : __builtin_cpu_supports("avx2")  ? PLAN_REPACK_X86_AVX2 : PLAN_REPACK_NONE;
+#elif defined(__aarch64__)
+        hw->host.cpu_repack = PLAN_REPACK_ARM;
+#endif
     }
     int rc = hw_host_ram_now(&hw->host, err);
     if (rc) return rc;

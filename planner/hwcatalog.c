@@ -143,6 +143,14 @@ static void hw_fill(plan_device *d, const plan_hw_entry *e, double gib) {
     snprintf(d->source, sizeof d->source, "hardware catalog (%s)", e->confidence);
 }
 
+/* The CPU's repack rules: Apple silicon and NVIDIA's Grace-class SoCs are
+ * ARM; the x86 platforms are counted at AVX2 (AVX-512 adds only Q2_K). */
+static int hw_repack_of(const plan_hw_entry *e) {
+    if (!strcmp(e->category, "apple_soc") || (!strcmp(e->category, "unified_soc") && !strcasecmp(e->vendor, "NVIDIA")))
+        return PLAN_REPACK_ARM;
+    return PLAN_REPACK_X86_AVX2;
+}
+
 static double hw_gpu_share(const plan_hw_entry *e, double gib) {
     for (int m = 0; m < e->n_memory; m++)
         if (e->memory_gb[m] == gib && e->gpu_share[m] > 0) return e->gpu_share[m];
@@ -166,6 +174,7 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
             have_host = true;
             hw_fill(&hw->host, &e, gib);
             hw->host.backend = PLAN_CPU;
+            hw->host.cpu_repack = hw_repack_of(&e);
             if (!unified) continue;
         }
         if (hw->n_gpu >= PLAN_MAX_DEVICES) return fc_err_set(err, FC_EINPUT, "--hw: more than %d devices", PLAN_MAX_DEVICES);

@@ -205,13 +205,37 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
 
 /* ---- the whole breakdown ---------------------------------------------------- */
 
+/* Types the CPU backend repacks per instruction set, and the row multiple
+ * it needs (ggml_repack_get_optimal_repack_type). */
+static const struct { int isa; uint32_t type; int64_t rows; } repack_rules[] = {
+    {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_0, 8},   {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_K, 8},
+    {PLAN_REPACK_X86_AVX2, GGML_TYPE_IQ4_NL, 8}, {PLAN_REPACK_X86_AVX2, GGML_TYPE_MXFP4, 8},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_0, 8}, {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_K, 8},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_IQ4_NL, 8}, {PLAN_REPACK_X86_AVX512, GGML_TYPE_MXFP4, 8},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q2_K, 8}, {PLAN_REPACK_ARM, GGML_TYPE_Q4_0, 4},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q4_K, 8},        {PLAN_REPACK_ARM, GGML_TYPE_Q5_K, 8},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q6_K, 8},        {PLAN_REPACK_ARM, GGML_TYPE_IQ4_NL, 4},
+    {PLAN_REPACK_ARM, GGML_TYPE_MXFP4, 4},       {PLAN_REPACK_ARM, GGML_TYPE_Q8_0, 4},
+};
+
+/* Bytes of t the CPU backend copies into CPU_REPACK: matmul weights only
+ * (token_embd is read by row lookups and stays mapped). */
+static uint64_t repack_bytes(const model_tensor *t, int isa) {
+    if (t->role == ROLE_TOKEN_EMBD || t->n_dims < 2 || t->role == ROLE_FFN_GATE_INP) return 0;
+    for (size_t i = 0; i < FC_ARRAY_LEN(repack_rules); i++)
+        if (repack_rules[i].isa == isa && repack_rules[i].type == t->type && t->ne[1] % repack_rules[i].rows == 0)
+            return t->bytes;
+    return 0;
+}
+
 /* Routed-expert tensors (weights and gpt-oss's biases): what --cpu-moe keeps on the CPU. */
 static bool tensor_is_expert(const model_tensor *t) {
     return t->role == ROLE_FFN_GATE_EXPS || t->role == ROLE_FFN_UP_EXPS || t->role == ROLE_FFN_DOWN_EXPS ||
            strstr(t->name, "_exps.") != NULL;
 }
 
-static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl, fc_err *err) {
+static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl, int isa,
+                          fc_err *err) {
     const model_hparams *hp = &d->hp;
     int out_dev = placement_device(pl, hp->n_layer);
     dev_mem(m, out_dev)->has_output = true;
@@ -222,15 +246,24 @@ static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params
             int dev = placement_device(pl, (uint32_t)t->layer);
             if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) dev = -1;
             dev_mem(m, dev)->weights += t->bytes;
+            if (dev < 0) m->host.repack += repack_bytes(t, isa);
         } else if (t->role == ROLE_TOKEN_EMBD) {
             m->host.weights += t->bytes;
             /* Tied embeddings: the output is a second copy of token_embd on
              * the output's device (the same mmap pages when that is the CPU). */
             if (hp->tied_embeddings && out_dev >= 0) m->gpu[out_dev].weights += t->bytes;
+            if (hp->tied_embeddings && out_dev < 0) {
+                /* the output's duplicate of it is a matmul weight: repacked like one */
+                model_tensor as_output = *t;
+                as_output.role = ROLE_OUTPUT;
+                m->host.repack += repack_bytes(&as_output, isa);
+            }
         } else {
             dev_mem(m, out_dev)->weights += t->bytes;
+            if (out_dev < 0) m->host.repack += repack_bytes(t, isa);
         }
     }
+    m->host.weights += m->host.repack;
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         plan_dev_mem *dm = dev_mem(m, placement_device(pl, il));
         if (!dm->n_layers) dm->layer_first = il;
@@ -273,7 +306,7 @@ int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, 
     m->n_gpu = hw->n_gpu;
     m->kv_cells = plan_kv_cells(&d->hp, p, false);
     m->kv_cells_swa = plan_kv_cells(&d->hp, p, true);
-    if ((rc = weights_and_kv(m, d, p, &pl, err))) return rc;
+    if ((rc = weights_and_kv(m, d, p, &pl, hw->host.cpu_repack, err))) return rc;
     compute_buffers(m, d, p, &pl);
     uint64_t outbuf;
     if (!fc_mul_u64((uint64_t)d->hp.n_vocab * F32_BYTES, p->n_parallel, &outbuf))

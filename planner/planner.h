@@ -39,8 +39,14 @@ typedef struct plan_device {
     double fp16_tflops, fp32_tflops;
     double link_gbs;           /* host link per direction, 0 = unknown */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
+    int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     char source[160];          /* where mem_free / bandwidth came from */
 } plan_device;
+
+/* llama.cpp's CPU backend copies some quantized matmul weights into an
+ * interleaved layout (the CPU_REPACK buffer) next to the mapped file; which
+ * ones depends on the instruction set (ggml-cpu/repack.cpp). */
+enum plan_repack { PLAN_REPACK_NONE = 0, PLAN_REPACK_X86_AVX2, PLAN_REPACK_X86_AVX512, PLAN_REPACK_ARM };
 
 typedef struct plan_hw {
     plan_device host;          /* CPU and system RAM */
@@ -74,6 +80,8 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err);
 int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err);
 /* A machine profile (this one's or another machine's, probe_profile_save). */
 int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err);
+/* enum plan_repack for a probe profile's ISA ("avx512", "avx2", "neon"). */
+int plan_repack_of_isa(const char *isa);
 /* --hw SPEC: a profile path (FILE.json) or a catalog list. */
 int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err);
 
@@ -105,6 +113,7 @@ typedef struct plan_dev_mem {
     uint32_t layer_first, n_layers;   /* repeating layers placed here */
     bool has_output, has_embd;
     uint64_t weights, kv, compute, output, overhead, total;
+    uint64_t repack;                  /* part of weights: CPU_REPACK copies (host only) */
     uint64_t capacity;                /* free memory the plan may use */
     int64_t margin;                   /* capacity - total */
     int verdict;

@@ -173,7 +173,9 @@ static void check_cpu_moe(void) {
     plan(&d, "rtx-4090", &p, &all);
     p.exps_on_host = true;
     plan(&d, "rtx-4090", &p, &cpu);
-    CHECK(cpu.gpu[0].weights == all.gpu[0].weights - experts && cpu.host.weights == all.host.weights + experts);
+    /* (host weights also hold the CPU_REPACK copies of the Q4_K experts on an AVX2/AVX-512 host) */
+    CHECK(cpu.gpu[0].weights == all.gpu[0].weights - experts);
+    CHECK(cpu.host.weights - cpu.host.repack == all.host.weights - all.host.repack + experts);
     p.exps_on_host = false;
     p.n_cpu_moe = 4;
     plan(&d, "rtx-4090", &p, &part);
@@ -196,6 +198,33 @@ static void check_apple_share(void) {
     fc_err err = {0};
     CHECK(plan_hw_from_catalog(&hw, "apple-m4-max-40c:100", &err) == FC_EINPUT);
     CHECK(plan_hw_from_catalog(&hw, "no-such-gpu", &err) == FC_EINPUT && strstr(err.msg, "no-such-gpu"));
+}
+
+/* CPU_REPACK (llama.cpp's interleaved copies on the CPU backend), worked out
+ * from ggml-cpu/repack.cpp and checked against its printed buffer: Gemma-3-270M
+ * Q4_K_M on AVX-512 maps 235.16 MiB and repacks 12.66 MiB — the Q4_K matmul
+ * weights whose row count is a multiple of 8. An ISA without rules repacks nothing. */
+static void check_repack(void) {
+    model_desc d;
+    load("gemma-3-270m", "Q4_K_M", &d);
+    uint64_t q4k = 0;
+    for (uint32_t i = 0; i < d.n_tensors; i++)
+        if (d.tensors[i].type == GGML_TYPE_Q4_K && d.tensors[i].ne[1] % 8 == 0) q4k += d.tensors[i].bytes;
+    plan_hw hw;
+    memset(&hw, 0, sizeof hw);
+    hw.host.mem_free = hw.host.mem_total = 64ull << 30;
+    hw.host.cpu_repack = PLAN_REPACK_X86_AVX512;
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    fc_err err = {0};
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK(m.host.repack == q4k && m.host.weights == d.weight_bytes + q4k);
+    CHECK_NEAR((double)m.host.repack / MIB, 12.66, 0.01);
+    hw.host.cpu_repack = PLAN_REPACK_NONE;
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK(m.host.repack == 0 && m.host.weights == d.weight_bytes);
+    model_desc_free(&d);
 }
 
 static void check_catalogs(void) {
@@ -233,6 +262,7 @@ int main(void) {
     check_placement();
     check_apple_share();
     check_cpu_moe();
+    check_repack();
     check_catalogs();
     return check_done("memory");
 }
