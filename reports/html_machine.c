@@ -109,15 +109,14 @@ static int caches_write(FILE *fp, const probe_profile *p, fc_err *err) {
     return rc;
 }
 
-enum { G_NAME, G_VRAM, G_BW, G_BWT, G_TFLOPS, G_LINK, G_H2D, G_COUNT };
+enum { G_NAME, G_VRAM, G_BW, G_TFLOPS, G_LINK, G_H2D, G_COUNT };
 static const rep_col gpu_cols[G_COUNT] = {
     {NULL, "GPU", REP_LEFT, false},
     {NULL, "memory free / total", REP_RIGHT, false},
-    {NULL, "bandwidth", REP_RIGHT, false},
-    {NULL, "theoretical", REP_RIGHT, false},
+    {NULL, "bandwidth / theoretical", REP_RIGHT, false},
     {NULL, "FP16 TFLOPS", REP_RIGHT, false},
-    {NULL, "PCIe now / max", REP_LEFT, false},
-    {NULL, "host to GPU (theoretical)", REP_RIGHT, false},
+    {NULL, "PCIe now / capable", REP_RIGHT, false},
+    {NULL, "host to GPU / link", REP_RIGHT, false},
 };
 
 static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
@@ -135,8 +134,11 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
         rep_cell_text(t, G_NAME, "%s (%s)", g->name, g->api);
         rep_cell_text(t, G_VRAM, "%s / %s%s", rep_fmt_gib(g->vram_free, a, sizeof a), rep_fmt_gib(g->vram_total, b, sizeof b),
                       g->unified_memory ? " (host RAM)" : "");
-        rep_cell_gbs(t, G_BW, g->read_gbs);
-        rep_cell_gbs(t, G_BWT, g->theoretical_gbs);
+        /* Measured and datasheet side by side; "-" where one is unknown. */
+        char m[24] = "-", th[24] = "-";
+        if (g->read_gbs > 0) snprintf(m, sizeof m, "%.0f", g->read_gbs);
+        if (g->theoretical_gbs > 0) snprintf(th, sizeof th, "%.0f", g->theoretical_gbs);
+        rep_cell_text(t, G_BW, "%s / %s GB/s", m, th);
         if (g->fp16_tflops > 0)
             rep_cell_f64(t, G_TFLOPS, g->fp16_tflops, 1);
         else
@@ -147,7 +149,7 @@ static int gpus_write(FILE *fp, const probe_profile *p, fc_err *err) {
         else
             rep_cell_none(t, G_LINK);
         if (g->h2d_pinned_gbs > 0 || g->link.theoretical_gbs > 0)
-            rep_cell_text(t, G_H2D, "%.1f GB/s (%.1f GB/s)", g->h2d_pinned_gbs, g->link.theoretical_gbs);
+            rep_cell_text(t, G_H2D, "%.1f / %.1f GB/s", g->h2d_pinned_gbs, g->link.theoretical_gbs);
         else
             rep_cell_none(t, G_H2D);
     }

@@ -35,7 +35,7 @@ static const char css[] =
     "caption{text-align:left;font-weight:600;padding:.3rem 0}\n"
     "th,td{border-bottom:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}\n"
     "thead th{border-bottom:2px solid var(--fg)}tbody th{min-width:9rem}\n"
-    ".r{text-align:right;white-space:nowrap}\n"
+    ".r{text-align:right}td.r{white-space:nowrap}\n"
     "tr.best{background:var(--bestbg);font-weight:600}tr.best th{border-left:4px solid var(--best)}\n"
     "tr.bad{background:var(--badbg)}tr.warn{background:var(--warnbg)}\n"
     "figure{margin:1rem 0}figcaption{color:var(--mute);font-size:.9rem}\n"
