@@ -37,6 +37,9 @@ static inline __m256i bits32(const uint8_t *qh4) {
 #endif
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
+/* Weights stream from DRAM once per token: asking for them this far ahead
+ * keeps more cache-line reads in flight than the hardware prefetcher alone. */
+#define ENG_PREFETCH_BYTES 1024
 
 static inline float hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -112,20 +115,24 @@ ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
         }                                                                                                     \
         for (int64_t ib = 0; ib < nb; ib++) {                                                                 \
             float sc[(BLCK) / 16], off[(BLCK) / 16];                                                          \
+            _mm_prefetch((const char *)&x[ib] + ENG_PREFETCH_BYTES, _MM_HINT_T0);                             \
             scales_##T(&x[ib], sc, off);                                                                      \
             for (int j = 0; j < (BLCK) / 32; j++) {                                                           \
                 const int k = j & 1;                                                                          \
                 __m256i q = load_##T(&x[ib], j);                                                              \
                 __m256i qu = (SIGNED) ? _mm256_sign_epi8(q, q) : q;                                           \
                 __m256 s = (SUB16) ? _mm256_setr_m128(_mm_set1_ps(sc[2 * j]), _mm_set1_ps(sc[2 * j + 1]))     \
-                                   : _mm256_set1_ps(sc[2 * j]);                                               \
+                                   : _mm256_setzero_ps();                                                     \
                 for (int r = 0; r < nr; r++) {                                                                \
                     const eng_q8a *a = (const eng_q8a *)((const uint8_t *)act + r * as) + ib * ((BLCK) / 32) + j; \
                     __m256i av = load32(a->qs);                                                               \
                     if (SIGNED) av = _mm256_sign_epi8(av, q);                                                 \
                     __m256 p = _mm256_cvtepi32_ps(dot_u8s8(qu, av));                                          \
-                    acc[r][k] = _mm256_fmadd_ps(p, _mm256_mul_ps(s, _mm256_set1_ps(a->d)), acc[r][k]);        \
-                    if (HAS_OFF) acco[r] += off[2 * j] * a->ds[0] + off[2 * j + 1] * a->ds[1];     \
+                    /* one scale per 32: multiply the scalars, broadcast once */                                      \
+                    __m256 sd = (SUB16) ? _mm256_mul_ps(s, _mm256_set1_ps(a->d)) : _mm256_set1_ps(sc[2 * j] * a->d);  \
+                    acc[r][k] = _mm256_fmadd_ps(p, sd, acc[r][k]);                                                    \
+                    if (HAS_OFF && (SUB16)) acco[r] += off[2 * j] * a->ds[0] + off[2 * j + 1] * a->ds[1];             \
+                    else if (HAS_OFF) acco[r] += off[2 * j] * a->dsum;                                                \
                 }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \

@@ -214,6 +214,7 @@ void eng_quantize_act(const float *x, eng_q8a *y, int64_t n) {
         y[b].d = d;
         y[b].ds[0] = d * sum[0];
         y[b].ds[1] = d * sum[1];
+        y[b].dsum = d * (sum[0] + sum[1]);
     }
 }
 

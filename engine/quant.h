@@ -39,6 +39,7 @@ typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; eng_half d;
 typedef struct eng_q8a {
     float d;
     float ds[2];  /* d * (sum of each 16-value half): what the offsets multiply */
+    float dsum;   /* ds[0] + ds[1], for types with one offset per 32 */
     int8_t qs[32];
 } eng_q8a;
 
