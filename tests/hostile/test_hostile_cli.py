@@ -59,8 +59,9 @@ def write_file(tmp, name, blob):
 
 
 def hostile_ggufs():
-    """(description, file bytes, needles). Each mirrors an attack on the parser
-    or on what is built from it; needles name the what and the where."""
+    """(description, file bytes, needles[, needles for run]). Each mirrors an
+    attack on the parser or on what is built from it; needles name the what
+    and the where."""
     h = g.header
     u64 = lambda v: struct.pack("<Q", v)
     u32 = lambda v: struct.pack("<I", v)
@@ -99,8 +100,9 @@ def hostile_ggufs():
         ("head_count as a string", g.build([k if k[0] != "llama.attention.head_count" else (k[0], g.STRING, "4")
                                             for k in kvs()], []), ["head_count"]),
         # fuzz/regressions/gguf/layer-past-n_layer-uaf.gguf: read freed memory building the message.
+        # The engine (run) checks for the tensors it needs first: a missing one is named instead.
         ("tensor in layer past n_layer", g.build(kvs(), [("blk.7.attn_q.weight", [16, 16], *f32(16, 16))]),
-         ["blk.7.attn_q.weight", "layer 7"]),
+         ["blk.7.attn_q.weight", "layer 7"], ["token_embd.weight is missing"]),
     ]
 
 
@@ -199,10 +201,13 @@ def main():
     with tempfile.TemporaryDirectory(prefix="fc_hostile_") as tmp:
         # A flag check that regressed must not write into the user's cache.
         os.environ["XDG_CACHE_HOME"] = tmp
-        for i, (what, blob, needles) in enumerate(hostile_ggufs()):
+        for i, (what, blob, needles, *run_needles) in enumerate(hostile_ggufs()):
             path = write_file(tmp, f"hostile{i}.gguf", blob)
-            expect_input_error(what, ["inspect", path], needles)
-            expect_input_error(what + " (--json)", ["inspect", "--json", path], needles)
+            # Every verb that reads a GGUF: the reader, then what each builds on it.
+            expect_input_error(what, ["inspect", "--json", path], needles)
+            expect_input_error(what + " (plan)", ["plan", path], needles)
+            expect_input_error(what + " (run)", ["run", path, "-p", "hi", "-n", "1"],
+                               run_needles[0] if run_needles else needles)
 
         model = write_file(tmp, "model.gguf", g.tiny_llama())
         flag_cases(tmp, model)
