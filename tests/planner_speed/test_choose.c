@@ -29,8 +29,9 @@ static void test_vram_beats_split(void) {
     plan_hw hw;
     plan_choice *c = choose("llama-3.1-8b", "rtx-4090", 0, &hw);
     CHECK(c->best >= 0 && c->row[c->best].where == PLAN_ON_GPU);
-    /* The highest quality that fits in 24 GB: F16 (14.96 GiB). */
-    CHECK(c->best >= 0 && c->row[c->best].ppl_pct == 0);
+    /* F16 (14.96 GiB) fits in 24 GB, but Q8_0 is the same quality to a user
+     * (+0.03% perplexity) at twice the decode speed: it is the choice. */
+    CHECK(c->best >= 0 && !strcmp(c->row[c->best].quant, "Q8_0"));
     const plan_choice_row *q4 = row(c, "Q4_K_M"), *f16 = row(c, "F16");
     CHECK(q4 && f16 && q4->speed.tg128 > 2 * f16->speed.tg128); /* decode follows the bytes */
     CHECK(q4 && q4->speed.tg_depth < q4->speed.tg128);          /* and slows with context */
