@@ -362,6 +362,14 @@ static void ocl_probe_device(const ocl_api *cl, cl_device_id id, probe_gpu *g, c
     d.samples = opt->quick ? PROBE_GPU_SAMPLES_QUICK : PROBE_GPU_SAMPLES;
     d.reps = opt->quick ? PROBE_GPU_REPS_QUICK : PROBE_GPU_REPS;
     ocl_describe(&d);
+    /* --quick must finish in 2 s: a device that shares host RAM (PoCL, an
+     * integrated GPU) reads the memory the CPU probe already measured, and
+     * compiling its kernel alone costs most of a second. */
+    if (opt->quick && g->unified_memory) {
+        probe_gpu_note_add(g->note, sizeof g->note, "shares host RAM; not measured with --quick");
+        ocl_close(&d);
+        return;
+    }
     if (!d.failed && ocl_open(&d, opt))
         ocl_measure(&d);
     ocl_close(&d);

@@ -48,9 +48,28 @@ static void check_no_gpu_option(void) {
     CHECK(strstr(p.gpu_note, "--no-gpu") != NULL);
 }
 
-static void check_pocl(void) {
+/* --quick lists a device that shares host RAM but does not measure it: the
+ * CPU probe already measured that memory, and 2 s leave no time for PoCL's
+ * kernel compile. */
+static void check_pocl_quick(void) {
     static probe_profile p;
     probe_options opt = {.quick = true};
+    char note[256] = "";
+    probe_opencl(&p, &opt, false, note, sizeof note);
+    int unified = 0;
+    for (int i = 0; i < p.n_gpus; i++) {
+        if (!p.gpus[i].unified_memory) continue;
+        unified++;
+        CHECK(p.gpus[i].vram_total > 0);
+        CHECK(p.gpus[i].read_gbs == 0);
+        CHECK_MSG(strstr(p.gpus[i].note, "not measured with --quick") != NULL, "note: %s", p.gpus[i].note);
+    }
+    CHECK_MSG(unified > 0, "no unified-memory OpenCL device among %d", p.n_gpus);
+}
+
+static void check_pocl(void) {
+    static probe_profile p;
+    probe_options opt = {.quick = false};
     char note[256] = "";
     probe_opencl(&p, &opt, false, note, sizeof note);
     CHECK_MSG(note[0] == '\0', "opencl note: %s", note);
@@ -99,6 +118,7 @@ int main(void) {
         printf("gpu_probe: no OpenCL loader or PoCL: skipped the OpenCL part\n");
         return check_failures ? 1 : 77;
     }
+    check_pocl_quick();
     check_pocl();
     return check_done("gpu_probe");
 }
