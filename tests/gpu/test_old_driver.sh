@@ -3,7 +3,9 @@
 # (the C math library under that name). fitcheck probe must name the missing
 # symbol in one line, measure the rest and exit 0.
 set -euo pipefail
-libm=$(/sbin/ldconfig -p | awk '/libm\.so\.6 .*x86-64|libm\.so\.6 / {print $NF; exit}')
+# awk reads all of ldconfig's output (no early exit): an early exit would
+# SIGPIPE ldconfig and fail the pipeline under pipefail.
+libm=$(/sbin/ldconfig -p | awk '/libm\.so\.6 / && !found {found = $NF} END {print found}')
 [ -n "$libm" ] || { echo "no libm.so.6 found: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
