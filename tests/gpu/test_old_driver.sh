@@ -5,7 +5,7 @@
 set -euo pipefail
 # awk reads all of ldconfig's output (no early exit): an early exit would
 # SIGPIPE ldconfig and fail the pipeline under pipefail.
-libm=$(/sbin/ldconfig -p | awk '/libm\.so\.6 / && !found {found = $NF} END {print found}')
+libm=$(/sbin/ldconfig -p | awk '/libm\.so\.6 .*x86-64/ && !x {x = $NF} /libm\.so\.6 / && !any {any = $NF} END {print x ? x : any}')
 [ -n "$libm" ] || { echo "no libm.so.6 found: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
