@@ -17,7 +17,7 @@
 #define DRAM_SET_LLC_MULTIPLE 4  /* STREAM's rule: arrays at least 4x the caches */
 #define DRAM_SET_MIN_PER_THREAD (16ull << 20)
 #define DRAM_SET_FLOOR (1ull << 20)  /* below this per thread there is no DRAM figure to be had */
-#define STEPS_QUICK 3                /* topology, read, GPUs */
+#define STEPS_QUICK 4                /* topology, read, sgemm, GPUs */
 #define STEPS_FULL 11                /* + write, copy, triad, scaling, sweep, cache latency, DRAM latency, sgemm, storage */
 
 void probe_step_report(probe_step *s, const char *what) {
@@ -91,10 +91,15 @@ int probe_run(probe_profile *p, const probe_options *opt, fc_err *err) {
     }
     probe_topo_free(&topo);
     if (rc) return rc;
-    if (!opt->quick && !fc_interrupted) {
+    /* SGEMM runs even with --quick: it costs about 0.2 s and without it
+     * the planner's prefill (and compute-bound decode) predictions fall back
+     * to guesses — the no-argument main job plans from a quick profile. */
+    if (!fc_interrupted) {
         probe_step_report(&st, "SGEMM (OpenBLAS)");
         rc = probe_sgemm(p, err);
         if (rc) return rc;
+    }
+    if (!opt->quick && !fc_interrupted) {
         probe_step_report(&st, "storage read");
         rc = probe_storage(p, opt->models_dir ? opt->models_dir : ".", err);
         if (rc) return rc;
