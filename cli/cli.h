@@ -29,6 +29,10 @@ int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
 int cli_report_error(const char *verb, const fc_err *err);
 /* Says plainly that a verb is not built yet; exit status 1. */
 int cli_not_yet(const char *verb, const char *what);
+/* Options of a listing verb that takes only --json and --help. Returns
+ * CLI_PROCEED to go on, else the exit status (0 after --help, 2 on a bad flag). */
+#define CLI_PROCEED (-1)
+int cli_parse_json_only(const char *verb, int argc, char **argv, void (*usage)(FILE *), bool *json);
 /* Strict integer/float parsing for flags: whole string, in range. */
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool cli_parse_f64(const char *s, double lo, double hi, double *out);

@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 #include "planner/planner.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -22,20 +21,9 @@ static json_t *num_array(const double *v, int n) {
 }
 
 int cli_hw(int argc, char **argv) {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    bool json = false;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            hw_usage(stdout);
-            return 0;
-        }
-        if (c != 'j') return cli_usage_error("hw", "unknown option '%s'", argv[optind - 1]);
-        json = true;
-    }
-    if (optind < argc) return cli_usage_error("hw", "unexpected argument '%s'", argv[optind]);
+    bool json;
+    int rc = cli_parse_json_only("hw", argc, argv, hw_usage, &json);
+    if (rc != CLI_PROCEED) return rc;
     json_t *arr = json_array();
     if (!json)
         printf("%-30s %-15s %-22s %9s %10s %10s  %s\n", "id", "category", "memory (GiB)", "GB/s", "FP16 TF", "FP32 TF",

@@ -36,13 +36,6 @@ static void layer_ranges(const model_desc *d, int role, uint32_t type, char *buf
     }
 }
 
-static uint64_t kv_bytes_per_token_f16(const model_hparams *hp) {
-    uint64_t elems = 0;
-    for (uint32_t il = 0; il < hp->n_layer; il++)
-        elems += model_hparams_kv_k_elems(hp, il) + (hp->kv_lora_rank ? 0 : model_hparams_kv_v_elems(hp, il));
-    return elems * 2;
-}
-
 static int inspect_file(const char *path, bool json, bool tensors) {
     fc_err err = {0};
     double t0 = fc_now();
@@ -65,7 +58,7 @@ static int inspect_file(const char *path, bool json, bool tensors) {
         tt->count++;
     }
     double bpw = d.n_params ? 8.0 * (double)d.weight_bytes / (double)d.n_params : 0;
-    uint64_t kvtok = kv_bytes_per_token_f16(hp);
+    uint64_t kvtok = 2 * model_hparams_kv_elems_per_token(hp);
     uint32_t n_swa = 0;
     for (uint32_t il = 0; il < hp->n_layer; il++) n_swa += hp->swa_layer[il];
     int tok = hp->tokenizer >= 0 && hp->tokenizer <= MODEL_TOK_OTHER ? hp->tokenizer : MODEL_TOK_OTHER;

@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 #include "model/model.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -15,28 +14,10 @@ static void models_usage(FILE *out) {
             MODEL_DEFAULT_QUANT);
 }
 
-static uint64_t kv_per_token_f16(const model_hparams *hp) {
-    uint64_t elems = 0;
-    for (uint32_t il = 0; il < hp->n_layer; il++)
-        elems += model_hparams_kv_k_elems(hp, il) + (hp->kv_lora_rank ? 0 : model_hparams_kv_v_elems(hp, il));
-    return elems * 2;
-}
-
 int cli_models(int argc, char **argv) {
-    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    bool json = false;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            models_usage(stdout);
-            return 0;
-        }
-        if (c != 'j') return cli_usage_error("models", "unknown option '%s'", argv[optind - 1]);
-        json = true;
-    }
-    if (optind < argc) return cli_usage_error("models", "unexpected argument '%s'", argv[optind]);
+    bool json;
+    int rc = cli_parse_json_only("models", argc, argv, models_usage, &json);
+    if (rc != CLI_PROCEED) return rc;
     json_t *arr = json_array();
     if (!json)
         printf("%-18s %-10s %6s %9s %9s %10s %9s  %s\n", "name", "arch", "layers", "params", "active", "KV/token",
@@ -50,7 +31,7 @@ int cli_models(int argc, char **argv) {
             json_decref(arr);
             return cli_report_error("models", &err);
         }
-        uint64_t kvt = kv_per_token_f16(&hp);
+        uint64_t kvt = 2 * model_hparams_kv_elems_per_token(&hp);
         if (json) {
             json_t *o = json_object();
             json_object_set_new(o, "name", json_string(info.name));

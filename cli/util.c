@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -42,4 +43,22 @@ bool cli_parse_f64(const char *s, double lo, double hi, double *out) {
     if (errno || *end || !isfinite(v) || v < lo || v > hi) return false;
     *out = v;
     return true;
+}
+
+int cli_parse_json_only(const char *verb, int argc, char **argv, void (*usage)(FILE *), bool *json) {
+    static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    *json = false;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c != 'j') return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+        *json = true;
+    }
+    if (optind < argc) return cli_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+    return CLI_PROCEED;
 }

@@ -234,3 +234,11 @@ uint64_t model_hparams_kv_v_elems(const model_hparams *hp, uint32_t il) {
     if (hp->kv_lora_rank) return hp->kv_lora_rank;
     return (uint64_t)hp->n_head_kv[il] * hp->head_dim_v;
 }
+
+uint64_t model_hparams_kv_elems_per_token(const model_hparams *hp) {
+    uint64_t elems = 0;
+    /* MLA keeps one latent per token: the V "cache" is a view of it. */
+    for (uint32_t il = 0; il < hp->n_layer; il++)
+        elems += model_hparams_kv_k_elems(hp, il) + (hp->kv_lora_rank ? 0 : model_hparams_kv_v_elems(hp, il));
+    return elems;
+}

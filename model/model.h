@@ -217,6 +217,9 @@ int model_hparams_validate(const model_hparams *hp, fc_err *err);
 /* Key/value elements cached per token in layer il (sum over KV heads). */
 uint64_t model_hparams_kv_k_elems(const model_hparams *hp, uint32_t il);
 uint64_t model_hparams_kv_v_elems(const model_hparams *hp, uint32_t il);
+/* K and V elements cached per token over all layers, before any
+ * sliding-window cap (the KV bytes per token at f16 is twice this). */
+uint64_t model_hparams_kv_elems_per_token(const model_hparams *hp);
 
 /* ---- model description -------------------------------------------------- */
 
