@@ -78,26 +78,14 @@ static bool parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *n, 
     return *n > 0;
 }
 
-/* Bytes of RAM the kernel says it can give without swapping (MemAvailable). */
-static uint64_t mem_available(void) {
-    FILE *fp = fopen("/proc/meminfo", "r");
-    if (!fp) return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-    fclose(fp);
-    return (uint64_t)kb * 1024;
-}
-
 /* Refuses (FC_EINPUT) when file + KV cache + buffers exceed available RAM. */
 static int check_memory(const eng_model *m, const eng_params *p, bool force, fc_err *err) {
     uint64_t file = eng_model_gguf(m)->size, kv = eng_ctx_kv_bytes(m, p), buf = eng_ctx_buffer_bytes(m, p);
-    uint64_t need = file + kv + buf, avail = mem_available();
+    uint64_t need = file + kv + buf, avail = probe_available_ram();
     if (!avail || need <= avail || force) return FC_OK;
     char a[32], b[32], c[32], d[32], e[32];
     return fc_err_set(err, FC_EINPUT,
-                      "predicted memory %s (file %s + KV cache %s + buffers %s) exceeds available RAM %s; "
+                      "predicted memory %s (file %s + KV cache %s + buffers %s) exceeds available RAM %s (cgroup limit included); "
                       "use --force to run anyway",
                       fc_fmt_bytes(need, a, sizeof a), fc_fmt_bytes(file, b, sizeof b), fc_fmt_bytes(kv, c, sizeof c),
                       fc_fmt_bytes(buf, d, sizeof d), fc_fmt_bytes(avail, e, sizeof e));

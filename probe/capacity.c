@@ -181,3 +181,12 @@ uint64_t probe_mem_budget(const probe_profile *p) {
     /* ram_available already has the cgroup's headroom folded in. */
     return p->ram_available / 2;
 }
+
+uint64_t probe_available_ram(void) {
+    probe_profile *p = calloc(1, sizeof *p);
+    if (!p) return 0;
+    fc_err err = {0};
+    uint64_t avail = probe_capacity(p, &err) == FC_OK ? p->ram_available : 0;
+    free(p);
+    return avail;
+}

@@ -152,6 +152,10 @@ int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
 /* The GPUs, their links and the NVMe links as a short table (fitcheck probe). */
 void probe_gpus_print(const probe_profile *p, FILE *out);
 
+/* Bytes this process may still allocate now: MemAvailable, capped by the
+ * cgroup's memory limit less its usage. 0 when unknown. */
+uint64_t probe_available_ram(void);
+
 /* Default profile location: $XDG_CACHE_HOME/fitcheck/machine.json. */
 int probe_default_path(char *buf, size_t cap, fc_err *err);
 int probe_profile_save(const probe_profile *p, const char *path, fc_err *err);

@@ -57,4 +57,17 @@ assert p["read_gbs"] > 0, "no bandwidth measured"
 PY
 fi
 echo "probe in a ${LIMIT_MIB} MiB cgroup: peak resident ${peak_mib} MiB"
+
+# The engine checks memory before loading, cgroup limit included: SmolLM2
+# (94 MiB file) in a 64 MiB cgroup is refused with exit 2, not OOM-killed.
+model="${FITCHECK_MODELS:-}/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [ -f "$model" ]; then
+    small=$((64 << 20))
+    if [ -f "$cg/memory.limit_in_bytes" ]; then echo $small >"$cg/memory.limit_in_bytes"; else echo $small >"$cg/memory.max"; fi
+    (echo "$BASHPID" >"$cg/cgroup.procs" && exec "$bin" run "$model" --tokens 1 -n 1) >"$tmp/run_out" 2>"$tmp/run_err"
+    rc=$?
+    [ "$rc" -eq 2 ] || { echo "FAIL: run in a 64 MiB cgroup: exit $rc, expected 2"; cat "$tmp/run_err"; fail=1; }
+    grep -q "cgroup limit included" "$tmp/run_err" ||
+        { echo "FAIL: run's refusal does not mention the cgroup limit: $(cat "$tmp/run_err")"; fail=1; }
+fi
 exit $fail
