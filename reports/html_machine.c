@@ -22,6 +22,23 @@ static void row_gbs(rep_table *t, const char *what, double measured, double theo
         rep_cell_str(t, M_SOURCE, measured > 0 || theory > 0 ? source : "not measured");
 }
 
+/* A measured figure with no theoretical counterpart, and a second figure
+ * (or `otherwise` when it is absent) in the source column. */
+static void row_measured(rep_table *t, const char *what, const char *fmt, double value, const char *extra_fmt,
+                         double extra, const char *otherwise) {
+    rep_table_add_row(t);
+    rep_cell_str(t, M_WHAT, what);
+    if (value > 0)
+        rep_cell_text(t, M_MEASURED, fmt, value);
+    else
+        rep_cell_none(t, M_MEASURED);
+    rep_cell_none(t, M_THEORY);
+    if (extra > 0)
+        rep_cell_text(t, M_SOURCE, extra_fmt, extra);
+    else
+        rep_cell_str(t, M_SOURCE, otherwise);
+}
+
 static void row_text(rep_table *t, const char *what, const char *measured, const char *theory, const char *source) {
     rep_table_add_row(t);
     rep_cell_str(t, M_WHAT, what);
@@ -47,28 +64,10 @@ static int summary_write(FILE *fp, const probe_profile *p, fc_err *err) {
     row_gbs(t, "DRAM write", p->write_gbs, 0, "");
     row_gbs(t, "DRAM copy", p->copy_gbs, 0, "");
     row_gbs(t, "DRAM triad", p->triad_gbs, 0, "");
-    rep_table_add_row(t);
-    rep_cell_str(t, M_WHAT, "DRAM latency");
-    if (p->dram_latency_ns > 0)
-        rep_cell_text(t, M_MEASURED, "%.0f ns", p->dram_latency_ns);
-    else
-        rep_cell_none(t, M_MEASURED);
-    rep_cell_none(t, M_THEORY);
-    if (p->dram_latency_hugepage_ns > 0)
-        rep_cell_text(t, M_SOURCE, "%.0f ns with huge pages", p->dram_latency_hugepage_ns);
-    else
-        rep_cell_str(t, M_SOURCE, p->dram_latency_ns > 0 ? "" : "not measured");
-    rep_table_add_row(t);
-    rep_cell_str(t, M_WHAT, "SGEMM (f32)");
-    if (p->sgemm_gflops_all > 0)
-        rep_cell_text(t, M_MEASURED, "%.0f GFLOP/s", p->sgemm_gflops_all);
-    else
-        rep_cell_none(t, M_MEASURED);
-    rep_cell_none(t, M_THEORY);
-    if (p->sgemm_gflops_1t > 0)
-        rep_cell_text(t, M_SOURCE, "%.1f GFLOP/s on one thread", p->sgemm_gflops_1t);
-    else
-        rep_cell_str(t, M_SOURCE, "not measured");
+    row_measured(t, "DRAM latency", "%.0f ns", p->dram_latency_ns, "%.0f ns with huge pages",
+                 p->dram_latency_hugepage_ns, p->dram_latency_ns > 0 ? "" : "not measured");
+    row_measured(t, "SGEMM (f32)", "%.0f GFLOP/s", p->sgemm_gflops_all, "%.1f GFLOP/s on one thread",
+                 p->sgemm_gflops_1t, "not measured");
     row_gbs(t, "storage read", p->storage_read_gbs, 0,
             p->storage_read_gbs > 0 ? (p->storage_direct ? "O_DIRECT, page cache bypassed" : "through the page cache")
                                     : "");
