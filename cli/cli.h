@@ -6,6 +6,8 @@
 
 #include "common/fc.h"
 
+#include <jansson.h>
+
 typedef struct cli_verb {
     const char *name;
     const char *summary;
@@ -33,6 +35,9 @@ int cli_not_yet(const char *verb, const char *what);
  * CLI_PROCEED to go on, else the exit status (0 after --help, 2 on a bad flag). */
 #define CLI_PROCEED (-1)
 int cli_parse_json_only(const char *verb, int argc, char **argv, void (*usage)(FILE *), bool *json);
+/* Prints a JSON document (indented, newline-terminated) on stdout and
+ * releases it: the --json output of every verb. */
+void cli_print_json(json_t *root);
 /* Strict integer/float parsing for flags: whole string, in range. */
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool cli_parse_f64(const char *s, double lo, double hi, double *out);

@@ -111,9 +111,7 @@ static void report_json(const plan_meas_set *set, const plan_efficiency *before_
                              b->median_abs_err, "max_abs_err", b->max_abs_err, "after", "median_abs_err",
                              a->median_abs_err, "max_abs_err", a->max_abs_err, "saved",
                              saved ? json_string(saved) : json_null(), "measurements", rows);
-    json_dumpf(root, stdout, JSON_INDENT(2));
-    putchar('\n');
-    json_decref(root);
+    cli_print_json(root);
 }
 
 int cli_calibrate(int argc, char **argv) {

@@ -115,9 +115,7 @@ int cli_gen(int argc, char **argv) {
                               a.quant, "layers", (int)d.hp.n_layer, "tensors", (int)d.n_tensors, "bytes",
                               (json_int_t)size, "weight_bytes", (json_int_t)d.weight_bytes, "predicted_bytes",
                               (json_int_t)d.file_bytes, "seconds", secs);
-        json_dumpf(j, stdout, JSON_INDENT(2));
-        printf("\n");
-        json_decref(j);
+        cli_print_json(j);
     } else {
         printf("wrote %s: %s %s, %u layers, %u tensors, %s (planner's estimate %s) in %.1f s\n", a.out, a.like, a.quant,
                d.hp.n_layer, d.n_tensors, fc_fmt_bytes(size, sz, sizeof sz), fc_fmt_bytes(d.file_bytes, pred, sizeof pred),

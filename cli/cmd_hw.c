@@ -64,11 +64,10 @@ int cli_hw(int argc, char **argv) {
                e.fp32_tflops, e.confidence);
     }
     if (json) {
-        json_dumpf(arr, stdout, JSON_INDENT(2));
-        putchar('\n');
-    } else {
-        printf("\n%zu entries. Sources per row: 'fitcheck hw --json'.\n", n);
+        cli_print_json(arr);
+        return 0;
     }
+    printf("\n%zu entries. Sources per row: 'fitcheck hw --json'.\n", n);
     json_decref(arr);
     return 0;
 }

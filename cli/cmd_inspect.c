@@ -141,10 +141,7 @@ static int inspect_file(const char *path, bool json, bool tensors) {
             }
             json_object_set_new(o, "tensors", ta);
         }
-        char *s = json_dumps(o, JSON_INDENT(2));
-        puts(s);
-        free(s);
-        json_decref(o);
+        cli_print_json(o);
     } else {
         char b1[32], b2[32];
         printf("file           %s (GGUF v%u, %llu tensors, %llu metadata keys)\n", path, f->version,

@@ -58,11 +58,10 @@ int cli_models(int argc, char **argv) {
         model_desc_free(&d);
     }
     if (json) {
-        json_dumpf(arr, stdout, JSON_INDENT(2));
-        putchar('\n');
-    } else {
-        printf("\n%zu models. Sources: 'fitcheck models --json' (each entry's \"source\").\n", model_catalog_count());
+        cli_print_json(arr);
+        return 0;
     }
+    printf("\n%zu models. Sources: 'fitcheck models --json' (each entry's \"source\").\n", model_catalog_count());
     json_decref(arr);
     return 0;
 }

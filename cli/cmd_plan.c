@@ -324,9 +324,7 @@ static int plan_rank_hw(const plan_request *rq, fc_err *err) {
                                                                                    : speed_result_json(&rank[i].speed)));
             json_t *root = json_pack("{s:s,s:s,s:i,s:o}", "model", rq->model, "quant", ft ? ft->name : "?", "n_ctx",
                                      (json_int_t)rq->params.n_ctx, "hardware", arr);
-            json_dumpf(root, stdout, JSON_INDENT(2));
-            putchar('\n');
-            json_decref(root);
+            cli_print_json(root);
         } else {
             printf("%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM)\n",
                    rq->model, ft ? ft->name : "", rq->params.n_ctx);
@@ -511,9 +509,7 @@ static void plan_print_json(const plan_request *rq, const plan_outcome *o) {
     json_object_set_new(root, "verdict", json_string(plan_verdict_name(o->mem.verdict)));
     json_object_set_new(root, "free_memory_source", json_string(o->hw.host.source));
     speed_json(root, rq, o);
-    json_dumpf(root, stdout, JSON_INDENT(2));
-    putchar('\n');
-    json_decref(root);
+    cli_print_json(root);
 }
 
 int cli_plan(int argc, char **argv) {

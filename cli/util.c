@@ -62,3 +62,9 @@ int cli_parse_json_only(const char *verb, int argc, char **argv, void (*usage)(F
     if (optind < argc) return cli_usage_error(verb, "unexpected argument '%s'", argv[optind]);
     return CLI_PROCEED;
 }
+
+void cli_print_json(json_t *root) {
+    json_dumpf(root, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(root);
+}
