@@ -143,7 +143,9 @@ int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format 
 
 /* ---- reading ---------------------------------------------------------- */
 
-enum field_kind { F_STR, F_INT, F_U64, F_F64, F_SAMPLES };
+/* F_NS: a duration in nanoseconds, kept as a double but printed as an int64,
+ * so it must fit one (found by fuzzing: 3e78 ns overflowed the cast). */
+enum field_kind { F_STR, F_INT, F_U64, F_F64, F_NS, F_SAMPLES };
 
 /* One row per field read back; the offset says where it lands. */
 static const struct bench_field {
@@ -161,7 +163,7 @@ static const struct bench_field {
     NUM(n_batch, F_INT, 0, false), NUM(n_ubatch, F_INT, 0, false), NUM(n_threads, F_INT, 0, false),
     NUM(n_gpu_layers, F_INT, -1, false), NUM(flash_attn, F_INT, -1, false),
     NUM(n_prompt, F_INT, 0, true), NUM(n_gen, F_INT, 0, true), NUM(n_depth, F_INT, 0, false),
-    NUM(avg_ns, F_F64, 0, false), NUM(stddev_ns, F_F64, 0, false),
+    NUM(avg_ns, F_NS, 0, false), NUM(stddev_ns, F_NS, 0, false),
     NUM(avg_ts, F_F64, 0, true), NUM(stddev_ts, F_F64, 0, false),
     NUM(predicted_ts, F_F64, 0, false),
     NUM(samples_ns, F_SAMPLES, 0, false), NUM(samples_ts, F_SAMPLES, 0, false),
@@ -195,7 +197,7 @@ static int field_read(const struct bench_field *f, const json_t *v, rep_bench_ro
     }
     if (!json_is_number(v)) return fc_err_set(err, FC_EINPUT, "%s: field '%s' is not a number", where, f->key);
     double d = json_number_value(v);
-    double max = f->kind == F_INT ? (double)INT_MAX : f->kind == F_U64 ? 1.8e19 : 1e300;
+    double max = f->kind == F_INT ? (double)INT_MAX : f->kind == F_U64 ? 1.8e19 : f->kind == F_NS ? 9.2e18 : 1e300;
     if (!isfinite(d) || d < f->min || d > max)
         return fc_err_set(err, FC_EINPUT, "%s: field '%s' = %g is out of range", where, f->key, d);
     if (f->kind == F_INT) {
