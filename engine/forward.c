@@ -124,6 +124,16 @@ static void mm_worker(void *arg, int ith, int nth) {
         const uint8_t *base = w->data + (size_t)t->jobs[j].expert * w->n_out * w->row_bytes;
         float *out = t->jobs[j].out;
         int64_t lo, hi;
+        if (t->nt > 1 && ops->gemm) {
+            /* whole tiles per thread, so no thread runs a partial tile mid-matrix */
+            eng_split((w->n_out + ENG_GEMM_ROWS - 1) / ENG_GEMM_ROWS, ith, nth, &lo, &hi);
+            lo *= ENG_GEMM_ROWS;
+            hi = hi * ENG_GEMM_ROWS < w->n_out ? hi * ENG_GEMM_ROWS : w->n_out;
+            if (hi > lo)
+                ops->gemm(w->n_in, base + lo * w->row_bytes, w->row_bytes, hi - lo, act, as, t->nt, out + lo,
+                          (size_t)w->n_out);
+            continue;
+        }
         eng_split(w->n_out, ith, nth, &lo, &hi);
         for (int64_t r = lo; r < hi; r++)
             for (int t0 = 0; t0 < t->nt; t0 += ENG_NR_MAX) {

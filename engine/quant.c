@@ -285,8 +285,13 @@ const eng_kernels *eng_kernels_get(int isa) {
         *k = scalar_kernels;
         k->isa = isa;
 #if defined(__x86_64__)
-        if (isa == ENG_ISA_AVX512) eng_kernels_fill_avx512(k);
-        else eng_kernels_fill_avx2(k);
+        if (isa == ENG_ISA_AVX512) {
+            eng_kernels_fill_avx512(k);
+            eng_gemm_fill_avx512(k);
+        } else {
+            eng_kernels_fill_avx2(k);
+            eng_gemm_fill_avx2(k);
+        }
 #endif
         simd_ready[isa] = 1;
     }

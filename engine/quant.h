@@ -104,6 +104,13 @@ static inline float eng_bf16_to_float(uint16_t h) {
  * act_stride bytes apart. n is the row length in elements. */
 typedef void (*eng_vec_dot_fn)(int64_t n, const void *w, const void *act, size_t act_stride, int nr, float *out,
                                size_t out_stride);
+/* out[t * out_stride + r] = dot(weight row r, activation row t) for r < nrows
+ * and t < nt: the batched (prefill) product. Rows are row_bytes apart,
+ * activation rows act_stride bytes apart, as for vec_dot. */
+typedef void (*eng_gemm_fn)(int64_t n, const void *w, size_t row_bytes, int64_t nrows, const void *act,
+                            size_t act_stride, int nt, float *out, size_t out_stride);
+/* Rows of a GEMM tile: matmul gives each thread whole tiles. */
+#define ENG_GEMM_ROWS 32
 /* Dequantizes n elements (whole blocks) of a row. */
 typedef void (*eng_to_float_fn)(const void *w, float *y, int64_t n);
 
@@ -113,6 +120,7 @@ typedef struct eng_type_ops {
     int act;                   /* enum eng_act: what vec_dot wants as activation */
     eng_to_float_fn to_float;
     eng_vec_dot_fn vec_dot;
+    eng_gemm_fn gemm;          /* NULL: batches go through vec_dot (the scalar build) */
 } eng_type_ops;
 
 typedef struct eng_kernels {
@@ -134,6 +142,9 @@ size_t eng_act_row_bytes(int act, int64_t n);
 /* Filled by each SIMD build (kernels_simd.c compiled once per ISA). */
 void eng_kernels_fill_avx2(eng_kernels *k);
 void eng_kernels_fill_avx512(eng_kernels *k);
+/* Filled by each build of kernels_gemm.c. */
+void eng_gemm_fill_avx2(eng_kernels *k);
+void eng_gemm_fill_avx512(eng_kernels *k);
 
 /* ---- scalar block description (shared by reference and SIMD kernels) ----- */
 

@@ -1,7 +1,7 @@
 /* The forward pass on the real models ($FITCHECK_MODELS): greedy decoding
  * from fixed token ids gives known tokens; the SIMD path's logits match the
- * scalar path's; one batched prefill equals token-by-token decoding; thread
- * counts do not change the result. */
+ * scalar path's; one batched prefill matches token-by-token decoding up to
+ * rounding; thread counts do not change the result. */
 #include "engine/engine.h"
 #include "tests/check.h"
 
@@ -14,8 +14,10 @@
  * whole step, and 30 layers of that add up: measured 4% relative RMS on
  * SmolLM2 and Gemma 3 (AVX2 and AVX-512 agree bit for bit). The bound: */
 #define SIMD_LOGIT_RRMS 0.08
-/* Batched and token-by-token prefill run the same per-row arithmetic. */
-#define BATCH_LOGIT_RTOL 1e-4
+/* Batched prefill runs the GEMM kernels, token-by-token decoding the
+ * single-row ones: the same products summed in another order, so the same
+ * 8-bit rounding flips as between instruction sets, and the same bound. */
+#define BATCH_LOGIT_RRMS SIMD_LOGIT_RRMS
 
 typedef struct model_case {
     const char *file;
@@ -35,12 +37,6 @@ static const model_case cases[] = {
      {506, 5279, 529, 506, 2891, 529, 7001, 236761, 1030, 563, 506}, 11},
 };
 
-static double max_abs(const float *x, uint32_t n) {
-    double m = 0;
-    for (uint32_t i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
-    return m;
-}
-
 /* sqrt(sum (a-b)^2 / sum b^2) */
 static double rel_rms(const float *a, const float *b, uint32_t n) {
     double d = 0, s = 0;
@@ -49,12 +45,6 @@ static double rel_rms(const float *a, const float *b, uint32_t n) {
         s += (double)b[i] * b[i];
     }
     return s > 0 ? sqrt(d / s) : 0;
-}
-
-static double max_diff(const float *a, const float *b, uint32_t n) {
-    double m = 0;
-    for (uint32_t i = 0; i < n; i++) m = fabs(a[i] - b[i]) > m ? fabs(a[i] - b[i]) : m;
-    return m;
 }
 
 static eng_ctx *ctx(eng_model *m, int isa, uint32_t threads, uint32_t ubatch) {
@@ -96,12 +86,13 @@ static void run_case(const model_case *mc) {
     CHECK(eng_decode(c, &bad, 1, &lg, &err) == FC_EINPUT);
     eng_ctx_free(c);
 
-    /* token by token (ubatch 1), one thread: same logits */
+    /* token by token (ubatch 1), one thread: the same logits up to rounding */
     c = ctx(m, ENG_ISA_BEST, 1, 1);
     for (uint32_t i = 0; c && i < mc->n_prompt; i++) eng_decode(c, &mc->prompt[i], 1, &lg, &err);
     if (c) {
-        double d = max_diff(lg, ref, nv), s = max_abs(ref, nv);
-        CHECK_MSG(d <= BATCH_LOGIT_RTOL * s, "%s batched vs sequential: max diff %g (max |logit| %g)", mc->file, d, s);
+        double d = rel_rms(lg, ref, nv);
+        printf("%s: batched vs sequential logits: relative RMS difference %.4g\n", mc->file, d);
+        CHECK_MSG(d <= BATCH_LOGIT_RRMS, "%s batched vs sequential: relative RMS difference %g", mc->file, d);
         CHECK(eng_argmax(lg, nv) == mc->want[0]);
     }
     eng_ctx_free(c);

@@ -1,6 +1,8 @@
 /* Every kernel of every instruction set against the scalar
  * dequantize-then-dot reference, on random blocks of every supported type,
- * with odd row lengths and 1..4 activation rows; plus the half-precision
+ * with odd row lengths and 1..4 activation rows; the batched GEMM likewise
+ * with row and token counts that are not multiples of its tiles and rows
+ * longer than one packed chunk; plus the half-precision
  * conversions and hand-computed blocks that pin down the bit layouts. */
 #include "engine/quant.h"
 #include "tests/check.h"
@@ -118,6 +120,66 @@ static void test_dots(void) {
     }
 }
 
+/* Rows x tokens that leave partial tiles on both sides, and row lengths
+ * (rounded up to whole blocks) from one block to more than one packed chunk. */
+#define GEMM_MAX_ROWS 45
+#define GEMM_MAX_TOK 13
+
+static void test_gemm(void) {
+    static uint8_t w[GEMM_MAX_ROWS][MAX_N * 4];
+    static float x[GEMM_MAX_TOK][MAX_N];
+    static eng_q8a q[GEMM_MAX_TOK][MAX_N / 32];
+    static float out[GEMM_MAX_TOK][GEMM_MAX_ROWS + 3];
+    const eng_kernels *ref = eng_kernels_get(ENG_ISA_SCALAR);
+    const int64_t lens[] = {32, 96, 1300};
+    const int rows[] = {1, 9, GEMM_MAX_ROWS}, toks[] = {2, 7, GEMM_MAX_TOK};
+    for (int isa = ENG_ISA_AVX2; isa <= eng_isa_best(); isa++) {
+        const eng_kernels *k = eng_kernels_get(isa);
+        for (size_t c = 0; c < FC_ARRAY_LEN(cases); c++) {
+            uint32_t type = cases[c].type;
+            const ggml_type_info *ti = ggml_type_get(type);
+            bool q8 = k->type[type].act == ENG_ACT_Q8;
+            CHECK_MSG(k->type[type].gemm, "%s %s has no GEMM", eng_isa_name(isa), ti->name);
+            if (!k->type[type].gemm) continue;
+            for (size_t li = 0; li < FC_ARRAY_LEN(lens); li++) {
+                int64_t n = ti->blck == 1 ? lens[li] + (int64_t)li * 3 + 1 : (lens[li] + ti->blck - 1) / ti->blck * ti->blck;
+                size_t rb = (size_t)(n / ti->blck) * ti->bytes;
+                for (int r = 0; r < GEMM_MAX_ROWS; r++) random_row(type, &cases[c], w[r], n);
+                for (int t = 0; t < GEMM_MAX_TOK; t++) {
+                    for (int64_t i = 0; i < n; i++) x[t][i] = rndf() * (t % 3 + 1);
+                    if (q8) eng_quantize_act(x[t], q[t], n);
+                }
+                const void *act = q8 ? (const void *)q : (const void *)x;
+                size_t as = q8 ? sizeof q[0] : sizeof x[0];
+                for (size_t ri = 0; ri < FC_ARRAY_LEN(rows); ri++)
+                    for (size_t tj = 0; tj < FC_ARRAY_LEN(toks); tj++) {
+                        int nrows = rows[ri], nt = toks[tj], bad = 0;
+                        /* weight rows rb bytes apart: copy them together */
+                        static uint8_t wm[GEMM_MAX_ROWS * MAX_N * 4];
+                        for (int r = 0; r < nrows; r++) memcpy(wm + r * rb, w[r], rb);
+                        for (int t = 0; t < GEMM_MAX_TOK; t++)
+                            for (int r = 0; r < GEMM_MAX_ROWS + 3; r++) out[t][r] = -1e30f;
+                        k->type[type].gemm(n, wm, rb, nrows, act, as, nt, &out[0][0], GEMM_MAX_ROWS + 3);
+                        for (int t = 0; t < GEMM_MAX_TOK; t++)
+                            for (int r = 0; r < GEMM_MAX_ROWS + 3; r++) {
+                                if (t >= nt || r >= nrows) {
+                                    bad += out[t][r] != -1e30f; /* written outside the product */
+                                    continue;
+                                }
+                                double mag, want = ref_dot(ref, type, w[r], (const uint8_t *)act + t * as, n, &mag);
+                                if (!(fabs(out[t][r] - want) <= DOT_RTOL * mag + 1e-6)) {
+                                    if (!bad) fprintf(stderr, "row %d token %d: %g vs %g\n", r, t, out[t][r], want);
+                                    bad++;
+                                }
+                            }
+                        CHECK_MSG(!bad, "%s %s gemm n=%lld rows=%d nt=%d: %d wrong", eng_isa_name(isa), ti->name,
+                                  (long long)n, nrows, nt, bad);
+                    }
+            }
+        }
+    }
+}
+
 /* Blocks written by hand: the layout facts from ggml-common.h. */
 static void test_layouts(void) {
     const eng_kernels *k = eng_kernels_get(ENG_ISA_SCALAR);
@@ -179,6 +241,7 @@ int main(void) {
     test_layouts();
     test_halves();
     test_dots();
+    test_gemm();
     printf("best ISA here: %s\n", eng_isa_name(eng_isa_best()));
     return check_done("engine_kernels");
 }
