@@ -38,7 +38,7 @@
 #define VL 16
 #define GEMM_RV 2      /* row vectors per tile: 2 x 16 rows */
 #define GEMM_NR 6      /* tokens per quantized tile: 2 x 6 int + 2 x 6 float accumulators of 32 registers */
-#define GEMM_FNR 12    /* tokens per float tile: 2 x 12 accumulators */
+#define GEMM_FNR 8     /* tokens per float tile: 2 x 8 accumulators; GCC keeps the 8 broadcasts in registers */
 #define GEMM_FLIP_SIGNED 1
 typedef __m512i ivec;
 typedef __m512 fvec;
@@ -98,7 +98,7 @@ static inline void transpose_store(const __m256i *rows, uint8_t *p, size_t strid
 #define VL 8
 #define GEMM_RV 1      /* 16 registers: 1 x 8 rows */
 #define GEMM_NR 4      /* 4 int + 4 float accumulators, weights, signs */
-#define GEMM_FNR 12    /* 12 accumulators, the weights, one broadcast */
+#define GEMM_FNR 8     /* 8 accumulators, the weights, the broadcasts */
 #define GEMM_FLIP_SIGNED 0
 typedef __m256i ivec;
 typedef __m256 fvec;
@@ -162,14 +162,13 @@ static_assert(GEMM_FKC % 8 == 0, "float panels are packed 8 columns at a time");
 #define NR_CASES_4(F, ...) NR_CASE(F, 1, __VA_ARGS__) NR_CASE(F, 2, __VA_ARGS__) NR_CASE(F, 3, __VA_ARGS__) \
     NR_CASE(F, 4, __VA_ARGS__)
 #define NR_CASES_6(F, ...) NR_CASES_4(F, __VA_ARGS__) NR_CASE(F, 5, __VA_ARGS__) NR_CASE(F, 6, __VA_ARGS__)
-#define NR_CASES_12(F, ...) NR_CASES_6(F, __VA_ARGS__) NR_CASE(F, 7, __VA_ARGS__) NR_CASE(F, 8, __VA_ARGS__) \
-    NR_CASE(F, 9, __VA_ARGS__) NR_CASE(F, 10, __VA_ARGS__) NR_CASE(F, 11, __VA_ARGS__) NR_CASE(F, 12, __VA_ARGS__)
+#define NR_CASES_8(F, ...) NR_CASES_6(F, __VA_ARGS__) NR_CASE(F, 7, __VA_ARGS__) NR_CASE(F, 8, __VA_ARGS__)
 #if GEMM_NR == 6
 #define QNR_CASES NR_CASES_6
 #else
 #define QNR_CASES NR_CASES_4
 #endif
-#define FNR_CASES NR_CASES_12
+#define FNR_CASES NR_CASES_8
 
 /* Stores (or adds, after the first K chunk) a tile's accumulators to out. */
 #define STORE_TILE(acc, out, os, nrows, accumulate, nr)                                                      \
