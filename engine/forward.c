@@ -169,6 +169,21 @@ static void attn_worker(void *arg, int ith, int nth) {
     const eng_half *vc = c->v_cache + (size_t)t->il * c->p.n_ctx * c->kv_dim;
     float *att = c->att + (size_t)ith * c->p.n_ctx;
     int64_t lo, hi;
+    if (t->nt > 1 && c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
+        hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX) {
+        /* head-major items: every thread gets all token blocks (short and long
+         * key ranges alike) of its share of heads */
+        int64_t nb = (t->nt + ENG_ATTN_QB - 1) / ENG_ATTN_QB;
+        eng_split(nb * n_head, ith, nth, &lo, &hi);
+        for (int64_t item = lo; item < hi; item++) {
+            uint32_t h = (uint32_t)(item / nb), kvh = h / (n_head / n_kv), t0 = (uint32_t)(item % nb) * ENG_ATTN_QB;
+            int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
+            c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, t->L->swa ? window : 0,
+                       kc + (size_t)kvh * hd, vc + (size_t)kvh * hv, c->kv_dim, (int)hd, (int)hv, c->m->attn_scale,
+                       c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);
+        }
+        return;
+    }
     eng_split((int64_t)t->nt * n_head, ith, nth, &lo, &hi);
     for (int64_t item = lo; item < hi; item++) {
         uint32_t tok = (uint32_t)(item / n_head), h = (uint32_t)(item % n_head), kvh = h / (n_head / n_kv);

@@ -26,6 +26,7 @@
 #include "engine/kernels_load.h"
 
 #include <assert.h>
+#include <math.h>
 
 /* Elements of a row packed at a time: the packed panel (at most 24 KiB for
  * quantized types, 64 KiB for floats) stays in L1/L2 while every token
@@ -40,6 +41,7 @@
 #define GEMM_NR 6      /* tokens per quantized tile: 2 x 6 int + 2 x 6 float accumulators of 32 registers */
 #define GEMM_FNR 8     /* tokens per float tile: 2 x 8 accumulators; GCC keeps the 8 broadcasts in registers */
 #define GEMM_FLIP_SIGNED 1
+#define ATT_QR 4       /* queries per attention step: 4 x 4 accumulators */
 typedef __m512i ivec;
 typedef __m512 fvec;
 static inline ivec iv_zero(void) { return _mm512_setzero_si512(); }
@@ -68,6 +70,20 @@ static inline fvec fv_load_n(const float *p, int n) {
 static inline void fv_store_n(float *p, fvec v, int n) {
     if (n == VL) _mm512_storeu_ps(p, v);
     else _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), v);
+}
+static inline void fv_store(float *p, fvec v) { _mm512_store_ps(p, v); }
+static inline fvec fv_max(fvec a, fvec b) { return _mm512_max_ps(a, b); }
+static inline float fv_hsum(fvec v) { return _mm512_reduce_add_ps(v); }
+static inline float fv_hmax(fvec v) { return _mm512_reduce_max_ps(v); }
+static inline fvec fv_iota(void) { return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+static inline fvec fv_round(fvec x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+/* 2^n for integral n in the normal range */
+static inline fvec fv_pow2i(fvec n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+/* x where lo <= p <= hi, else y */
+static inline fvec fv_in_range(fvec x, fvec p, fvec lo, fvec hi, fvec y) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(p, lo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(p, hi, _CMP_LE_OQ), y, x);
 }
 /* rows[i] holds 8 dwords of row i (i < 16); stores vector g (lane i = dword g
  * of row i) at p + g * stride. Rows i and i + 8 share a register, and each
@@ -100,6 +116,7 @@ static inline void transpose_store(const __m256i *rows, uint8_t *p, size_t strid
 #define GEMM_NR 4      /* 4 int + 4 float accumulators, weights, signs */
 #define GEMM_FNR 8     /* 8 accumulators, the weights, the broadcasts */
 #define GEMM_FLIP_SIGNED 0
+#define ATT_QR 2       /* 2 x 4 accumulators, 4 key or value vectors */
 typedef __m256i ivec;
 typedef __m256 fvec;
 static inline ivec iv_zero(void) { return _mm256_setzero_si256(); }
@@ -130,6 +147,27 @@ static inline fvec fv_load_n(const float *p, int n) {
 static inline void fv_store_n(float *p, fvec v, int n) {
     if (n == VL) _mm256_storeu_ps(p, v);
     else _mm256_maskstore_ps(p, lane_mask(n), v);
+}
+static inline void fv_store(float *p, fvec v) { _mm256_store_ps(p, v); }
+static inline fvec fv_max(fvec a, fvec b) { return _mm256_max_ps(a, b); }
+static inline float fv_hsum(fvec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline float fv_hmax(fvec v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+static inline fvec fv_iota(void) { return _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7); }
+static inline fvec fv_round(fvec x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline fvec fv_pow2i(fvec n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline fvec fv_in_range(fvec x, fvec p, fvec lo, fvec hi, fvec y) {
+    __m256 m = _mm256_and_ps(_mm256_cmp_ps(p, lo, _CMP_GE_OQ), _mm256_cmp_ps(p, hi, _CMP_LE_OQ));
+    return _mm256_blendv_ps(y, x, m);
 }
 /* The 8x8 dword transpose: vector g (lane i = dword g of row i) at p + g * stride. */
 static inline void transpose_store(const __m256i *r, uint8_t *p, size_t stride) {
@@ -358,6 +396,135 @@ DEFINE_FGEMM(f32)
 DEFINE_FGEMM(f16)
 DEFINE_FGEMM(bf16)
 
+/* ---- prefill attention ---------------------------------------------------------------
+ * A block of queries of one head meets the keys ATT_KB at a time. The key block
+ * is converted to f32 and transposed once (lanes = keys) and serves every
+ * query: scores are FMAs of ATT_QR queries x 4 key vectors with no horizontal
+ * sums. Softmax runs online (a running max and sum per query, rescaling the
+ * partial output when the max grows), so no buffer of context length is
+ * needed, and uses a vector exp. The probabilities then weight the value rows,
+ * ATT_QR queries x 4 value vectors per step. */
+#define ATT_KB 64
+static_assert(ATT_KB % (4 * VL) == 0 && ENG_ATTN_DIM_ALIGN % (4 * VL) == 0, "attention steps are 4 vectors wide");
+static_assert(ENG_ATTN_QB % ATT_QR == 0, "a query block is whole steps");
+
+/* e^x for x <= 0 (Cephes expf: 2^n times a degree-7 polynomial of the
+ * remainder, about 1 ulp); 0 below the smallest normal result. */
+static inline fvec fv_exp(fvec x) {
+    const fvec lo = fv_bcast(-87.0f);
+    fvec xc = fv_max(x, lo), n = fv_round(fv_mul(xc, fv_bcast(1.44269504088896341f)));
+    fvec r = fv_fma(n, fv_bcast(-0.693359375f), xc);
+    r = fv_fma(n, fv_bcast(2.12194440e-4f), r);
+    fvec p = fv_bcast(1.9875691500e-4f);
+    p = fv_fma(p, r, fv_bcast(1.3981999507e-3f));
+    p = fv_fma(p, r, fv_bcast(8.3334519073e-3f));
+    p = fv_fma(p, r, fv_bcast(4.1665795894e-2f));
+    p = fv_fma(p, r, fv_bcast(1.6666665459e-1f));
+    p = fv_fma(p, r, fv_bcast(5.0000001201e-1f));
+    p = fv_fma(fv_mul(p, r), r, fv_add(r, fv_bcast(1.0f)));
+    return fv_in_range(fv_mul(p, fv_pow2i(n)), x, lo, fv_bcast(0.0f), fv_zero());
+}
+
+typedef float att_row[ENG_ATTN_DIM_MAX];
+typedef float att_keys[ATT_KB];
+
+/* sb[i][keys] = qb[i] . kt[][keys] for ATT_QR queries, all ATT_KB keys. */
+ALWAYS_INLINE void att_scores(const att_row *qb, const att_keys *kt, int hd, att_keys *sb) {
+    for (int c0 = 0; c0 < ATT_KB / VL; c0 += 4) {
+        fvec acc[ATT_QR][4];
+        for (int i = 0; i < ATT_QR; i++)
+            for (int c = 0; c < 4; c++) acc[i][c] = fv_zero();
+        for (int d = 0; d < hd; d++) {
+            fvec kv[4];
+            for (int c = 0; c < 4; c++) kv[c] = fv_load(&kt[d][(c0 + c) * VL]);
+            for (int i = 0; i < ATT_QR; i++) {
+                fvec b = fv_bcast(qb[i][d]);
+                for (int c = 0; c < 4; c++) acc[i][c] = fv_fma(kv[c], b, acc[i][c]);
+            }
+        }
+        for (int i = 0; i < ATT_QR; i++)
+            for (int c = 0; c < 4; c++) fv_store(&sb[i][(c0 + c) * VL], acc[i][c]);
+    }
+}
+
+/* ob[i][d0 .. d0 + 4 VL) += sum_j sb[i][j] vb[j][...] for ATT_QR queries, nk keys. */
+ALWAYS_INLINE void att_values(const att_keys *sb, const att_row *vb, int nk, int d0, att_row *ob) {
+    fvec acc[ATT_QR][4];
+    for (int i = 0; i < ATT_QR; i++)
+        for (int c = 0; c < 4; c++) acc[i][c] = fv_load(&ob[i][d0 + c * VL]);
+    for (int j = 0; j < nk; j++) {
+        fvec vv[4];
+        for (int c = 0; c < 4; c++) vv[c] = fv_load(&vb[j][d0 + c * VL]);
+        for (int i = 0; i < ATT_QR; i++) {
+            fvec b = fv_bcast(sb[i][j]);
+            for (int c = 0; c < 4; c++) acc[i][c] = fv_fma(vv[c], b, acc[i][c]);
+        }
+    }
+    for (int i = 0; i < ATT_QR; i++)
+        for (int c = 0; c < 4; c++) fv_store(&ob[i][d0 + c * VL], acc[i][c]);
+}
+
+static uint32_t att_first(uint32_t pos, uint32_t window) { return window && pos + 1 > window ? pos + 1 - window : 0; }
+
+static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t window, const eng_half *k,
+                 const eng_half *v, size_t kvs, int hd, int hv, float scale, float *out, size_t os) {
+    _Alignas(64) att_row qb[ENG_ATTN_QB], ob[ENG_ATTN_QB], vb[ATT_KB];
+    _Alignas(64) att_keys kt[ENG_ATTN_DIM_MAX], sb[ENG_ATTN_QB];
+    float mx[ENG_ATTN_QB], sum[ENG_ATTN_QB];
+    /* rows past nq are zero queries: their scores are finite and unused */
+    for (int i = 0; i < ENG_ATTN_QB; i++) {
+        for (int d = 0; d < hd; d++) qb[i][d] = i < nq ? q[(size_t)i * qs + d] * scale : 0.0f;
+        memset(ob[i], 0, (size_t)hv * sizeof(float));
+        mx[i] = -INFINITY;
+        sum[i] = 0.0f;
+    }
+    uint32_t last = pos0 + (uint32_t)nq - 1;
+    for (uint32_t s0 = att_first(pos0, window); s0 <= last; s0 += ATT_KB) {
+        int nk = last + 1 - s0 < ATT_KB ? (int)(last + 1 - s0) : ATT_KB;
+        for (int j0 = 0; j0 < ATT_KB; j0 += VL)
+            for (int d0 = 0; d0 < hd; d0 += 8) {
+                __m256i rows[VL];
+                for (int i = 0; i < VL; i++)
+                    rows[i] = j0 + i < nk ? _mm256_castps_si256(load8_f16(k + (size_t)(s0 + j0 + i) * kvs, d0))
+                                          : _mm256_setzero_si256();
+                transpose_store(rows, (uint8_t *)&kt[d0][j0], sizeof(att_keys));
+            }
+        for (int j = 0; j < nk; j++)
+            for (int d = 0; d < hv; d += 8) _mm256_store_ps(&vb[j][d], load8_f16(v + (size_t)(s0 + j) * kvs, d));
+        for (int i = 0; i < ENG_ATTN_QB; i += ATT_QR) att_scores(qb + i, kt, hd, sb + i);
+        for (int i = 0; i < nq; i++) {
+            uint32_t pos = pos0 + (uint32_t)i;
+            fvec lo = fv_bcast((float)att_first(pos, window)), hi = fv_bcast((float)pos), m = fv_bcast(-INFINITY);
+            for (int c = 0; c < ATT_KB; c += VL) {
+                fvec x = fv_in_range(fv_load(&sb[i][c]), fv_add(fv_bcast((float)(s0 + (uint32_t)c)), fv_iota()), lo, hi,
+                                     fv_bcast(-INFINITY));
+                fv_store(&sb[i][c], x);
+                m = fv_max(m, x);
+            }
+            float nm = fmaxf(mx[i], fv_hmax(m));
+            if (nm == -INFINITY) { /* no key of this block is visible to query i */
+                memset(sb[i], 0, sizeof sb[i]);
+                continue;
+            }
+            float corr = expf(mx[i] - nm);
+            fvec ps = fv_zero();
+            for (int c = 0; c < ATT_KB; c += VL) {
+                fvec p = fv_exp(fv_add(fv_load(&sb[i][c]), fv_bcast(-nm)));
+                fv_store(&sb[i][c], p);
+                ps = fv_add(ps, p);
+            }
+            mx[i] = nm;
+            sum[i] = sum[i] * corr + fv_hsum(ps);
+            if (corr != 1.0f)
+                for (int d = 0; d < hv; d += VL) fv_store(&ob[i][d], fv_mul(fv_load(&ob[i][d]), fv_bcast(corr)));
+        }
+        for (int i = 0; i < ENG_ATTN_QB; i += ATT_QR)
+            for (int d = 0; d < hv; d += 4 * VL) att_values(sb + i, vb, nk, d, ob + i);
+    }
+    for (int i = 0; i < nq; i++)
+        for (int d = 0; d < hv; d++) out[(size_t)i * os + d] = ob[i][d] / sum[i];
+}
+
 #define SET_GEMM(ID, T) k->type[ID].gemm = gemm_##T
 
 void FILL_FN(eng_kernels *k) {
@@ -373,4 +540,5 @@ void FILL_FN(eng_kernels *k) {
     SET_GEMM(GGML_TYPE_Q4_K, q4_K);
     SET_GEMM(GGML_TYPE_Q5_K, q5_K);
     SET_GEMM(GGML_TYPE_Q6_K, q6_K);
+    k->attn = attn;
 }

@@ -111,6 +111,18 @@ typedef void (*eng_gemm_fn)(int64_t n, const void *w, size_t row_bytes, int64_t 
                             size_t act_stride, int nt, float *out, size_t out_stride);
 /* Rows of a GEMM tile: matmul gives each thread whole tiles. */
 #define ENG_GEMM_ROWS 32
+/* Causal attention of one head for nq <= ENG_ATTN_QB queries at positions
+ * pos0..pos0+nq-1 (query i at q + i * q_stride floats, its output at out +
+ * i * out_stride) over the f16 cache rows of this head (row s of k, v at
+ * + s * kv_stride): query i sees keys [pos + 1 - window, pos] (window 0: from
+ * 0). Scores are scaled by scale. hd, hv: multiples of ENG_ATTN_DIM_ALIGN, at
+ * most ENG_ATTN_DIM_MAX. */
+typedef void (*eng_attn_fn)(const float *q, size_t q_stride, int nq, uint32_t pos0, uint32_t window,
+                            const eng_half *k, const eng_half *v, size_t kv_stride, int hd, int hv, float scale,
+                            float *out, size_t out_stride);
+#define ENG_ATTN_QB 16
+#define ENG_ATTN_DIM_ALIGN 64
+#define ENG_ATTN_DIM_MAX 256
 /* Dequantizes n elements (whole blocks) of a row. */
 typedef void (*eng_to_float_fn)(const void *w, float *y, int64_t n);
 
@@ -130,6 +142,7 @@ typedef struct eng_kernels {
     float (*dot_f16)(const eng_half *k, const float *q, int n);
     void (*axpy_f16)(float *y, float a, const eng_half *v, int n);
     void (*to_f16)(const float *x, eng_half *y, int n);
+    eng_attn_fn attn;  /* prefill: a block of queries at once; NULL: per query with dot_f16/axpy_f16 */
 } eng_kernels;
 
 /* Kernels for an instruction set (falls back to the best available row by row). */

@@ -1,5 +1,5 @@
 /* The forward pass on the real models ($FITCHECK_MODELS): greedy decoding
- * from fixed token ids gives known tokens; the SIMD path's logits match the
+ * from fixed token ids gives llama.cpp's tokens (up to near-ties); the SIMD path's logits match the
  * scalar path's; one batched prefill matches token-by-token decoding up to
  * rounding; thread counts do not change the result. */
 #include "engine/engine.h"
@@ -14,6 +14,11 @@
  * whole step, and 30 layers of that add up: measured 4% relative RMS on
  * SmolLM2 and Gemma 3 (AVX2 and AVX-512 agree bit for bit). The bound: */
 #define SIMD_LOGIT_RRMS 0.08
+/* Those rounding flips move logits by up to ~0.25 on these models (the same
+ * prompt through SIMD, scalar, batched and sequential paths), so a token that
+ * close to the maximum is a tie the summation order decides: at each step
+ * llama.cpp's token must be our argmax or within this of it. */
+#define GREEDY_TIE_LOGITS 0.5
 /* Batched prefill runs the GEMM kernels, token-by-token decoding the
  * single-row ones: the same products summed in another order, so the same
  * 8-bit rounding flips as between instruction sets, and the same bound. */
@@ -74,12 +79,19 @@ static void run_case(const model_case *mc) {
     if (!c) goto out;
     CHECK(eng_decode(c, mc->prompt, mc->n_prompt, &lg, &err) == FC_OK);
     memcpy(ref, lg, nv * sizeof(float));
-    int32_t got[N_GEN];
+    /* teacher-forced: one tie decided the other way must not derail the rest */
+    int exact = 0;
     for (int i = 0; i < N_GEN; i++) {
-        got[i] = eng_argmax(lg, nv);
-        if (eng_decode(c, &got[i], 1, &lg, &err)) break;
+        int32_t best = eng_argmax(lg, nv), tok = i < mc->n_want ? mc->want[i] : best;
+        if (i < mc->n_want) {
+            CHECK_MSG(lg[best] - lg[tok] <= GREEDY_TIE_LOGITS, "%s token %d: got %d want %d (%.3f logits apart)",
+                      mc->file, i, best, tok, lg[best] - lg[tok]);
+            exact += best == tok;
+        }
+        if (eng_decode(c, &tok, 1, &lg, &err)) break;
     }
-    for (int i = 0; i < mc->n_want; i++) CHECK_MSG(got[i] == mc->want[i], "%s token %d: got %d want %d", mc->file, i, got[i], mc->want[i]);
+    printf("%s: %d of %d greedy tokens equal llama.cpp's, the rest within %.2f logits\n", mc->file, exact, mc->n_want,
+           GREEDY_TIE_LOGITS);
     CHECK(eng_ctx_pos(c) == mc->n_prompt + N_GEN);
     /* bad input: out-of-range token and a full context */
     int32_t bad = (int32_t)nv;
