@@ -77,6 +77,7 @@ static void rope_head(float *x, const float *cs, int n_rot, int neox) {
 /* ---- parallel sections ---------------------------------------------------------- */
 
 typedef struct quant_task {
+    const eng_kernels *k;
     const float *x;
     eng_q8a *y;
     int nt;
@@ -87,13 +88,13 @@ static void quant_worker(void *arg, int ith, int nth) {
     quant_task *t = arg;
     int64_t lo, hi;
     eng_split(t->nt, ith, nth, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) eng_quantize_act(t->x + i * t->n, t->y + i * (t->n / 32), t->n);
+    for (int64_t i = lo; i < hi; i++) t->k->quantize_act(t->x + i * t->n, t->y + i * (t->n / 32), t->n);
 }
 
 /* Quantizes nt rows of n floats into c->actq; every matmul that follows reads
  * its activations from there (quantized types) or from x itself (float types). */
 static void act_quantize(eng_ctx *c, const float *x, int nt, int64_t n) {
-    quant_task t = {x, c->actq, nt, n};
+    quant_task t = {c->k, x, c->actq, nt, n};
     if (nt == 1) quant_worker(&t, 0, 1);
     else eng_pool_run(c->pool, quant_worker, &t);
 }

@@ -72,6 +72,12 @@ static inline void fv_store_n(float *p, fvec v, int n) {
     else _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), v);
 }
 static inline void fv_store(float *p, fvec v) { _mm512_store_ps(p, v); }
+static inline fvec fv_loadu(const float *p) { return _mm512_loadu_ps(p); }
+static inline fvec fv_abs(fvec v) { return _mm512_abs_ps(v); }
+static inline ivec iv_round(fvec v) { return _mm512_cvtps_epi32(v); }
+static inline int iv_hsum(ivec v) { return _mm512_reduce_add_epi32(v); }
+/* the VL lanes (each within int8) as bytes */
+static inline void iv_store_bytes(int8_t *p, ivec v) { _mm_storeu_si128((__m128i *)p, _mm512_cvtsepi32_epi8(v)); }
 static inline fvec fv_max(fvec a, fvec b) { return _mm512_max_ps(a, b); }
 static inline float fv_hsum(fvec v) { return _mm512_reduce_add_ps(v); }
 static inline float fv_hmax(fvec v) { return _mm512_reduce_max_ps(v); }
@@ -149,6 +155,18 @@ static inline void fv_store_n(float *p, fvec v, int n) {
     else _mm256_maskstore_ps(p, lane_mask(n), v);
 }
 static inline void fv_store(float *p, fvec v) { _mm256_store_ps(p, v); }
+static inline fvec fv_loadu(const float *p) { return _mm256_loadu_ps(p); }
+static inline fvec fv_abs(fvec v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+static inline ivec iv_round(fvec v) { return _mm256_cvtps_epi32(v); }
+static inline int iv_hsum(ivec v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1))));
+}
+static inline void iv_store_bytes(int8_t *p, ivec v) {
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64((__m128i *)p, _mm_packs_epi16(w, w));
+}
 static inline fvec fv_max(fvec a, fvec b) { return _mm256_max_ps(a, b); }
 static inline float fv_hsum(fvec v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -525,6 +543,31 @@ static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t wind
         for (int d = 0; d < hv; d++) out[(size_t)i * os + d] = ob[i][d] / sum[i];
 }
 
+/* ---- activation quantization ---------------------------------------------------------
+ * eng_quantize_act (quant.c) with vectors: the same operations in the same
+ * order (the conversion rounds half to even like nearbyintf), so the same
+ * bytes; the scalar loop calls nearbyintf per value and cost 16% of prefill. */
+static void quantize_act(const float *x, eng_q8a *y, int64_t n) {
+    for (int64_t b = 0; b < n / 32; b++, x += 32) {
+        fvec v[32 / VL], m = fv_zero();
+        for (int i = 0; i < 32 / VL; i++) {
+            v[i] = fv_loadu(x + i * VL);
+            m = fv_max(m, fv_abs(v[i]));
+        }
+        float d = fv_hmax(m) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+        int sum[2] = {0, 0};
+        for (int i = 0; i < 32 / VL; i++) {
+            ivec q = iv_round(fv_mul(v[i], fv_bcast(id)));
+            iv_store_bytes(y[b].qs + i * VL, q);
+            sum[i * VL / 16] += iv_hsum(q);
+        }
+        y[b].d = d;
+        y[b].ds[0] = d * sum[0];
+        y[b].ds[1] = d * sum[1];
+        y[b].dsum = d * (sum[0] + sum[1]);
+    }
+}
+
 #define SET_GEMM(ID, T) k->type[ID].gemm = gemm_##T
 
 void FILL_FN(eng_kernels *k) {
@@ -541,4 +584,5 @@ void FILL_FN(eng_kernels *k) {
     SET_GEMM(GGML_TYPE_Q5_K, q5_K);
     SET_GEMM(GGML_TYPE_Q6_K, q6_K);
     k->attn = attn;
+    k->quantize_act = quantize_act;
 }

@@ -238,6 +238,7 @@ static const eng_kernels scalar_kernels = {
     .dot_f16 = dot_f16_scalar,
     .axpy_f16 = axpy_f16_scalar,
     .to_f16 = to_f16_scalar,
+    .quantize_act = eng_quantize_act,
 };
 
 static eng_kernels simd_kernels[ENG_ISA_COUNT];

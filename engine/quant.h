@@ -143,6 +143,7 @@ typedef struct eng_kernels {
     void (*axpy_f16)(float *y, float a, const eng_half *v, int n);
     void (*to_f16)(const float *x, eng_half *y, int n);
     eng_attn_fn attn;  /* prefill: a block of queries at once; NULL: per query with dot_f16/axpy_f16 */
+    void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 
 /* Kernels for an instruction set (falls back to the best available row by row). */

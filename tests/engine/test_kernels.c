@@ -280,6 +280,21 @@ static void test_layouts(void) {
     CHECK_NEAR(y[128], -5, 0);
 }
 
+/* The SIMD activation quantizers give eng_quantize_act's bytes and sums exactly,
+ * on values with ties (x.5 after scaling), zeros and an all-zero block. */
+static void test_quantize(void) {
+    enum { N = 32 * 9 };
+    static float x[N];
+    static eng_q8a a[N / 32], b[N / 32];
+    for (int i = 0; i < N; i++) x[i] = i < 32 ? 0.0f : i % 7 == 0 ? (float)(i % 64) * 0.5f : rndf() * (float)(i % 5);
+    eng_quantize_act(x, a, N);
+    for (int isa = ENG_ISA_SCALAR; isa <= eng_isa_best(); isa++) {
+        memset(b, 0x55, sizeof b);
+        eng_kernels_get(isa)->quantize_act(x, b, N);
+        CHECK_MSG(memcmp(a, b, sizeof a) == 0, "%s activation quantization differs", eng_isa_name(isa));
+    }
+}
+
 static void test_halves(void) {
     int bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
@@ -300,6 +315,7 @@ static void test_halves(void) {
 int main(void) {
     test_layouts();
     test_halves();
+    test_quantize();
     test_dots();
     test_gemm();
     test_attn();
