@@ -39,6 +39,7 @@
 #define VL 16
 #define GEMM_RV 2      /* row vectors per tile: 2 x 16 rows */
 #define GEMM_NR 6      /* tokens per quantized tile: 2 x 6 int + 2 x 6 float accumulators of 32 registers */
+#define GEMM_FRV 2     /* row vectors per float tile */
 #define GEMM_FNR 8     /* tokens per float tile: 2 x 8 accumulators; GCC keeps the 8 broadcasts in registers */
 #define GEMM_FLIP_SIGNED 1
 #define ATT_QR 4       /* queries per attention step: 4 x 4 accumulators */
@@ -120,7 +121,8 @@ static inline void transpose_store(const __m256i *rows, uint8_t *p, size_t strid
 #define VL 8
 #define GEMM_RV 1      /* 16 registers: 1 x 8 rows */
 #define GEMM_NR 4      /* 4 int + 4 float accumulators, weights, signs */
-#define GEMM_FNR 8     /* 8 accumulators, the weights, the broadcasts */
+#define GEMM_FRV 2     /* float tile: 2 x 8 rows x 4 tokens, so each broadcast serves two FMAs */
+#define GEMM_FNR 4
 #define GEMM_FLIP_SIGNED 0
 #define ATT_QR 2       /* 2 x 4 accumulators, 4 key or value vectors */
 typedef __m256i ivec;
@@ -208,14 +210,15 @@ static inline void transpose_store(const __m256i *r, uint8_t *p, size_t stride) 
 #endif
 
 #define GEMM_ROWS (GEMM_RV * VL)
-static_assert(ENG_GEMM_ROWS % GEMM_ROWS == 0, "threads split rows in whole tiles");
+#define GEMM_FROWS (GEMM_FRV * VL)
+static_assert(ENG_GEMM_ROWS % GEMM_ROWS == 0 && ENG_GEMM_ROWS % GEMM_FROWS == 0, "threads split rows in whole tiles");
 static_assert(GEMM_KC % QK_K == 0, "a packed chunk holds whole K-quant blocks");
 static_assert(GEMM_FKC % 8 == 0, "float panels are packed 8 columns at a time");
 
 /* Token-count dispatch: a tile's loops must unroll over a constant nr so its
  * accumulators stay in registers. */
 #define NR_CASE(F, k, ...) case k: F(__VA_ARGS__, k); break;
-#define NR_CASES_4(F, ...) NR_CASE(F, 1, __VA_ARGS__) NR_CASE(F, 2, __VA_ARGS__) NR_CASE(F, 3, __VA_ARGS__) \
+#define NR_CASES_4(F, ...) NR_CASE(F, 1, __VA_ARGS__) NR_CASE(F, 2, __VA_ARGS__) NR_CASE(F, 3, __VA_ARGS__)            \
     NR_CASE(F, 4, __VA_ARGS__)
 #define NR_CASES_6(F, ...) NR_CASES_4(F, __VA_ARGS__) NR_CASE(F, 5, __VA_ARGS__) NR_CASE(F, 6, __VA_ARGS__)
 #define NR_CASES_8(F, ...) NR_CASES_6(F, __VA_ARGS__) NR_CASE(F, 7, __VA_ARGS__) NR_CASE(F, 8, __VA_ARGS__)
@@ -224,15 +227,19 @@ static_assert(GEMM_FKC % 8 == 0, "float panels are packed 8 columns at a time");
 #else
 #define QNR_CASES NR_CASES_4
 #endif
+#if GEMM_FNR == 8
 #define FNR_CASES NR_CASES_8
+#else
+#define FNR_CASES NR_CASES_4
+#endif
 
 /* Stores (or adds, after the first K chunk) a tile's accumulators to out. */
-#define STORE_TILE(acc, out, os, nrows, accumulate, nr)                                                      \
-    for (int rv = 0; rv < GEMM_RV && rv * VL < (nrows); rv++)                                                \
-        for (int t = 0; t < (nr); t++) {                                                                     \
-            float *o_ = (out) + (size_t)t * (os) + rv * VL;                                                  \
-            int n_ = (nrows) - rv * VL < VL ? (nrows) - rv * VL : VL;                                        \
-            fv_store_n(o_, (accumulate) ? fv_add(acc[rv][t], fv_load_n(o_, n_)) : acc[rv][t], n_);                 \
+#define STORE_TILE(RV, acc, out, os, nrows, accumulate, nr)                                                            \
+    for (int rv = 0; rv < (RV) && rv * VL < (nrows); rv++)                                                             \
+        for (int t = 0; t < (nr); t++) {                                                                               \
+            float *o_ = (out) + (size_t)t * (os) + rv * VL;                                                            \
+            int n_ = (nrows) - rv * VL < VL ? (nrows) - rv * VL : VL;                                                  \
+            fv_store_n(o_, (accumulate) ? fv_add(acc[rv][t], fv_load_n(o_, n_)) : acc[rv][t], n_);                     \
         }
 
 /* ---- quantized weights ---------------------------------------------------------
@@ -278,64 +285,64 @@ ALWAYS_INLINE void qtile(const uint8_t *panel, int64_t nb, const uint8_t *act, s
             }
         }
     }
-    STORE_TILE(acc, out, os, nrows, accumulate, nr)
+    STORE_TILE(GEMM_RV, acc, out, os, nrows, accumulate, nr)
 }
 
 /* SIGNED: q holds signed bytes (Q8_0, IQ4_NL). SUB16: scales change every 16
  * elements (Q6_K). HAS_OFF: offsets are non-zero. pack_<type> unpacks
  * super-blocks [ib0, ib0 + nib) of nrows (<= GEMM_ROWS) rows into the panel;
  * rows past nrows are zero. */
-#define DEFINE_QGEMM(T, BLCK, SIGNED, SUB16, HAS_OFF)                                                          \
-    static void pack_##T(const uint8_t *w, size_t rs, int nrows, int64_t ib0, int64_t nib, uint8_t *panel) {   \
-        enum { NSUB = (SUB16) ? 2 : 1, NJ = (BLCK) / 32, FLIP = (SIGNED) && GEMM_FLIP_SIGNED };                 \
-        for (int64_t ib = 0; ib < nib; ib++)                                                                   \
-            for (int rv = 0; rv < GEMM_RV; rv++) {                                                             \
-                const blk_##T *x[VL];                                                                          \
-                float sc[VL][(BLCK) / 16], off[VL][(BLCK) / 16];                                               \
-                for (int i = 0; i < VL; i++) {                                                                 \
-                    int r = rv * VL + i;                                                                       \
-                    x[i] = r < nrows ? (const blk_##T *)(w + (size_t)r * rs) + ib0 + ib : NULL;                \
-                    if (x[i]) scales_##T(x[i], sc[i], off[i]);                                                 \
-                    else memset(sc[i], 0, sizeof sc[i]), memset(off[i], 0, sizeof off[i]);                     \
-                }                                                                                              \
-                for (int j = 0; j < NJ; j++) {                                                                 \
-                    uint8_t *p = panel + ((size_t)(ib * NJ + j) * GEMM_RV + rv) * QPACK_BYTES(NSUB);           \
-                    __m256i rows[VL];                                                                          \
-                    for (int i = 0; i < VL; i++) {                                                             \
-                        rows[i] = x[i] ? load_##T(x[i], j) : _mm256_setzero_si256();                           \
-                        if (FLIP) rows[i] = _mm256_xor_si256(rows[i], _mm256_set1_epi8((char)0x80));           \
-                    }                                                                                          \
-                    transpose_store(rows, p, (size_t)VL * 4);                                                  \
-                    float *f = (float *)(p + 32 * VL);                                                         \
-                    for (int h = 0; h < NSUB; h++)                                                             \
-                        for (int i = 0; i < VL; i++) {                                                         \
-                            f[h * VL + i] = sc[i][2 * j + h];                                                  \
-                            f[(NSUB + h) * VL + i] = off[i][2 * j + h] - (FLIP ? 128.0f * sc[i][2 * j] : 0.0f); \
-                        }                                                                                      \
-                }                                                                                              \
-            }                                                                                                  \
-    }                                                                                                          \
-    ALWAYS_INLINE void qtile_##T(const uint8_t *panel, int64_t nb, const uint8_t *act, size_t as, int64_t ab0,  \
-                                 float *out, size_t os, int nrows, int accumulate, const int nr) {              \
-        qtile(panel, nb, act, as, ab0, out, os, nrows, accumulate, (SUB16) ? 2 : 1,                            \
-              (SIGNED) && !GEMM_FLIP_SIGNED, (HAS_OFF) || ((SIGNED) && GEMM_FLIP_SIGNED), nr);                 \
-    }                                                                                                          \
-    static void gemm_##T(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt, \
-                         float *out, size_t os) {                                                              \
-        _Alignas(64) uint8_t panel[QPANEL_BYTES];                                                              \
-        for (int64_t r0 = 0; r0 < nrows; r0 += GEMM_ROWS) {                                                    \
-            int mr = nrows - r0 < GEMM_ROWS ? (int)(nrows - r0) : GEMM_ROWS;                                   \
-            for (int64_t k0 = 0; k0 < n; k0 += GEMM_KC) {                                                      \
-                int64_t kc = n - k0 < GEMM_KC ? n - k0 : GEMM_KC;                                              \
-                pack_##T((const uint8_t *)w + (size_t)r0 * rs, rs, mr, k0 / (BLCK), kc / (BLCK), panel);       \
-                for (int t0 = 0; t0 < nt; t0 += GEMM_NR) {                                                     \
-                    switch (nt - t0 < GEMM_NR ? nt - t0 : GEMM_NR) {                                           \
-                        QNR_CASES(qtile_##T, panel, kc / 32, (const uint8_t *)act + (size_t)t0 * as, as, k0 / 32, \
-                                  out + (size_t)t0 * os + r0, os, mr, k0 > 0)                                  \
-                    }                                                                                          \
-                }                                                                                              \
-            }                                                                                                  \
-        }                                                                                                      \
+#define DEFINE_QGEMM(T, BLCK, SIGNED, SUB16, HAS_OFF)                                                                  \
+    static void pack_##T(const uint8_t *w, size_t rs, int nrows, int64_t ib0, int64_t nib, uint8_t *panel) {           \
+        enum { NSUB = (SUB16) ? 2 : 1, NJ = (BLCK) / 32, FLIP = (SIGNED) && GEMM_FLIP_SIGNED };                        \
+        for (int64_t ib = 0; ib < nib; ib++)                                                                           \
+            for (int rv = 0; rv < GEMM_RV; rv++) {                                                                     \
+                const blk_##T *x[VL];                                                                                  \
+                float sc[VL][(BLCK) / 16], off[VL][(BLCK) / 16];                                                       \
+                for (int i = 0; i < VL; i++) {                                                                         \
+                    int r = rv * VL + i;                                                                               \
+                    x[i] = r < nrows ? (const blk_##T *)(w + (size_t)r * rs) + ib0 + ib : NULL;                        \
+                    if (x[i]) scales_##T(x[i], sc[i], off[i]);                                                         \
+                    else memset(sc[i], 0, sizeof sc[i]), memset(off[i], 0, sizeof off[i]);                             \
+                }                                                                                                      \
+                for (int j = 0; j < NJ; j++) {                                                                         \
+                    uint8_t *p = panel + ((size_t)(ib * NJ + j) * GEMM_RV + rv) * QPACK_BYTES(NSUB);                   \
+                    __m256i rows[VL];                                                                                  \
+                    for (int i = 0; i < VL; i++) {                                                                     \
+                        rows[i] = x[i] ? load_##T(x[i], j) : _mm256_setzero_si256();                                   \
+                        if (FLIP) rows[i] = _mm256_xor_si256(rows[i], _mm256_set1_epi8((char)0x80));                   \
+                    }                                                                                                  \
+                    transpose_store(rows, p, (size_t)VL * 4);                                                          \
+                    float *f = (float *)(p + 32 * VL);                                                                 \
+                    for (int h = 0; h < NSUB; h++)                                                                     \
+                        for (int i = 0; i < VL; i++) {                                                                 \
+                            f[h * VL + i] = sc[i][2 * j + h];                                                          \
+                            f[(NSUB + h) * VL + i] = off[i][2 * j + h] - (FLIP ? 128.0f * sc[i][2 * j] : 0.0f);        \
+                        }                                                                                              \
+                }                                                                                                      \
+            }                                                                                                          \
+    }                                                                                                                  \
+    ALWAYS_INLINE void qtile_##T(const uint8_t *panel, int64_t nb, const uint8_t *act, size_t as, int64_t ab0,         \
+                                 float *out, size_t os, int nrows, int accumulate, const int nr) {                     \
+        qtile(panel, nb, act, as, ab0, out, os, nrows, accumulate, (SUB16) ? 2 : 1,                                    \
+              (SIGNED) && !GEMM_FLIP_SIGNED, (HAS_OFF) || ((SIGNED) && GEMM_FLIP_SIGNED), nr);                         \
+    }                                                                                                                  \
+    static void gemm_##T(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt,       \
+                         float *out, size_t os) {                                                                      \
+        _Alignas(64) uint8_t panel[QPANEL_BYTES];                                                                      \
+        for (int64_t r0 = 0; r0 < nrows; r0 += GEMM_ROWS) {                                                            \
+            int mr = nrows - r0 < GEMM_ROWS ? (int)(nrows - r0) : GEMM_ROWS;                                           \
+            for (int64_t k0 = 0; k0 < n; k0 += GEMM_KC) {                                                              \
+                int64_t kc = n - k0 < GEMM_KC ? n - k0 : GEMM_KC;                                                      \
+                pack_##T((const uint8_t *)w + (size_t)r0 * rs, rs, mr, k0 / (BLCK), kc / (BLCK), panel);               \
+                for (int t0 = 0; t0 < nt; t0 += GEMM_NR) {                                                             \
+                    switch (nt - t0 < GEMM_NR ? nt - t0 : GEMM_NR) {                                                   \
+                        QNR_CASES(qtile_##T, panel, kc / 32, (const uint8_t *)act + (size_t)t0 * as, as, k0 / 32,      \
+                                  out + (size_t)t0 * os + r0, os, mr, k0 > 0)                                          \
+                    }                                                                                                  \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
     }
 
 DEFINE_QGEMM(q4_0, 32, 0, 0, 1)
@@ -349,65 +356,65 @@ DEFINE_QGEMM(q5_K, 256, 0, 0, 1)
 DEFINE_QGEMM(q6_K, 256, 0, 1, 1)
 
 /* ---- float weights ----------------------------------------------------------------
- * Packed panel: column k of row vector rv at (k * GEMM_RV + rv) * VL floats. */
-#define FPANEL_FLOATS (GEMM_FKC * GEMM_ROWS)
+ * Packed panel: column k of row vector rv at (k * GEMM_FRV + rv) * VL floats. */
+#define FPANEL_FLOATS (GEMM_FKC * GEMM_FROWS)
 
 ALWAYS_INLINE void ftile(const float *panel, int64_t kc, const uint8_t *act, size_t as, int64_t k0, float *out,
                          size_t os, int nrows, int accumulate, const int nr) {
     const float *a[GEMM_FNR];
-    fvec acc[GEMM_RV][GEMM_FNR];
+    fvec acc[GEMM_FRV][GEMM_FNR];
     for (int t = 0; t < nr; t++) {
         a[t] = (const float *)(act + (size_t)t * as) + k0;
-        for (int rv = 0; rv < GEMM_RV; rv++) acc[rv][t] = fv_zero();
+        for (int rv = 0; rv < GEMM_FRV; rv++) acc[rv][t] = fv_zero();
     }
-    for (int64_t k = 0; k < kc; k++, panel += GEMM_ROWS)
-        for (int rv = 0; rv < GEMM_RV; rv++) {
+    for (int64_t k = 0; k < kc; k++, panel += GEMM_FROWS)
+        for (int rv = 0; rv < GEMM_FRV; rv++) {
             fvec w = fv_load(panel + rv * VL);
             for (int t = 0; t < nr; t++) acc[rv][t] = fv_fma(w, fv_bcast(a[t][k]), acc[rv][t]);
         }
-    STORE_TILE(acc, out, os, nrows, accumulate, nr)
+    STORE_TILE(GEMM_FRV, acc, out, os, nrows, accumulate, nr)
 }
 
 /* fpack_<type> converts columns [k0, k0 + kc) of nrows rows into the panel;
  * rows past nrows and columns past kc (up to a multiple of 8) are zero. */
-#define DEFINE_FGEMM(T)                                                                                        \
-    static void fpack_##T(const uint8_t *w, size_t rs, int nrows, int64_t k0, int64_t kc, float *panel) {      \
-        for (int64_t k = 0; k < kc; k += 8)                                                                    \
-            for (int rv = 0; rv < GEMM_RV; rv++) {                                                             \
-                __m256i rows[VL];                                                                              \
-                for (int i = 0; i < VL; i++) {                                                                 \
-                    int r = rv * VL + i;                                                                       \
-                    const uint8_t *row = w + (size_t)r * rs;                                                   \
-                    if (r >= nrows) {                                                                          \
-                        rows[i] = _mm256_setzero_si256();                                                      \
-                    } else if (k + 8 <= kc) {                                                                  \
-                        rows[i] = _mm256_castps_si256(load8_##T(row, k0 + k));                                 \
-                    } else {                                                                                   \
-                        float tail[8] = {0};                                                                   \
-                        for (int64_t e = 0; e < kc - k; e++) tail[e] = load1_##T(row, k0 + k + e);             \
-                        rows[i] = _mm256_castps_si256(_mm256_loadu_ps(tail));                                  \
-                    }                                                                                          \
-                }                                                                                              \
-                transpose_store(rows, (uint8_t *)(panel + ((size_t)k * GEMM_RV + rv) * VL),                    \
-                                (size_t)GEMM_ROWS * sizeof(float));                                            \
-            }                                                                                                  \
-    }                                                                                                          \
-    static void gemm_##T(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt, \
-                         float *out, size_t os) {                                                              \
-        _Alignas(64) float panel[FPANEL_FLOATS];                                                               \
-        for (int64_t r0 = 0; r0 < nrows; r0 += GEMM_ROWS) {                                                    \
-            int mr = nrows - r0 < GEMM_ROWS ? (int)(nrows - r0) : GEMM_ROWS;                                   \
-            for (int64_t k0 = 0; k0 < n; k0 += GEMM_FKC) {                                                     \
-                int64_t kc = n - k0 < GEMM_FKC ? n - k0 : GEMM_FKC;                                            \
-                fpack_##T((const uint8_t *)w + (size_t)r0 * rs, rs, mr, k0, kc, panel);                        \
-                for (int t0 = 0; t0 < nt; t0 += GEMM_FNR) {                                                    \
-                    switch (nt - t0 < GEMM_FNR ? nt - t0 : GEMM_FNR) {                                         \
-                        FNR_CASES(ftile, panel, kc, (const uint8_t *)act + (size_t)t0 * as, as, k0,            \
-                                  out + (size_t)t0 * os + r0, os, mr, k0 > 0)                                  \
-                    }                                                                                          \
-                }                                                                                              \
-            }                                                                                                  \
-        }                                                                                                      \
+#define DEFINE_FGEMM(T)                                                                                                \
+    static void fpack_##T(const uint8_t *w, size_t rs, int nrows, int64_t k0, int64_t kc, float *panel) {              \
+        for (int64_t k = 0; k < kc; k += 8)                                                                            \
+            for (int rv = 0; rv < GEMM_FRV; rv++) {                                                                    \
+                __m256i rows[VL];                                                                                      \
+                for (int i = 0; i < VL; i++) {                                                                         \
+                    int r = rv * VL + i;                                                                               \
+                    const uint8_t *row = w + (size_t)r * rs;                                                           \
+                    if (r >= nrows) {                                                                                  \
+                        rows[i] = _mm256_setzero_si256();                                                              \
+                    } else if (k + 8 <= kc) {                                                                          \
+                        rows[i] = _mm256_castps_si256(load8_##T(row, k0 + k));                                         \
+                    } else {                                                                                           \
+                        float tail[8] = {0};                                                                           \
+                        for (int64_t e = 0; e < kc - k; e++) tail[e] = load1_##T(row, k0 + k + e);                     \
+                        rows[i] = _mm256_castps_si256(_mm256_loadu_ps(tail));                                          \
+                    }                                                                                                  \
+                }                                                                                                      \
+                transpose_store(rows, (uint8_t *)(panel + ((size_t)k * GEMM_FRV + rv) * VL),                           \
+                                (size_t)GEMM_FROWS * sizeof(float));                                                   \
+            }                                                                                                          \
+    }                                                                                                                  \
+    static void gemm_##T(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt,       \
+                         float *out, size_t os) {                                                                      \
+        _Alignas(64) float panel[FPANEL_FLOATS];                                                                       \
+        for (int64_t r0 = 0; r0 < nrows; r0 += GEMM_FROWS) {                                                           \
+            int mr = nrows - r0 < GEMM_FROWS ? (int)(nrows - r0) : GEMM_FROWS;                                         \
+            for (int64_t k0 = 0; k0 < n; k0 += GEMM_FKC) {                                                             \
+                int64_t kc = n - k0 < GEMM_FKC ? n - k0 : GEMM_FKC;                                                    \
+                fpack_##T((const uint8_t *)w + (size_t)r0 * rs, rs, mr, k0, kc, panel);                                \
+                for (int t0 = 0; t0 < nt; t0 += GEMM_FNR) {                                                            \
+                    switch (nt - t0 < GEMM_FNR ? nt - t0 : GEMM_FNR) {                                                 \
+                        FNR_CASES(ftile, panel, kc, (const uint8_t *)act + (size_t)t0 * as, as, k0,                    \
+                                  out + (size_t)t0 * os + r0, os, mr, k0 > 0)                                          \
+                    }                                                                                                  \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
     }
 
 DEFINE_FGEMM(f32)

@@ -142,7 +142,8 @@ static void test_gemm(void) {
             CHECK_MSG(k->type[type].gemm, "%s %s has no GEMM", eng_isa_name(isa), ti->name);
             if (!k->type[type].gemm) continue;
             for (size_t li = 0; li < FC_ARRAY_LEN(lens); li++) {
-                int64_t n = ti->blck == 1 ? lens[li] + (int64_t)li * 3 + 1 : (lens[li] + ti->blck - 1) / ti->blck * ti->blck;
+                int64_t n = ti->blck == 1 ? lens[li] + (int64_t)li * 3 + 1
+                                          : (lens[li] + ti->blck - 1) / ti->blck * ti->blck;
                 size_t rb = (size_t)(n / ti->blck) * ti->bytes;
                 for (int r = 0; r < GEMM_MAX_ROWS; r++) random_row(type, &cases[c], w[r], n);
                 for (int t = 0; t < GEMM_MAX_TOK; t++) {
