@@ -346,27 +346,34 @@ ALWAYS_INLINE __m256 load8_bf16(const void *w, int64_t i) {
     __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)w + i)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
 }
+ALWAYS_INLINE const char *at_f32(const void *w, int64_t i) { return (const char *)((const float *)w + i); }
+ALWAYS_INLINE const char *at_f16(const void *w, int64_t i) { return (const char *)((const eng_half *)w + i); }
+ALWAYS_INLINE const char *at_bf16(const void *w, int64_t i) { return (const char *)((const uint16_t *)w + i); }
 ALWAYS_INLINE float load1_f32(const void *w, int64_t i) { return ((const float *)w)[i]; }
 ALWAYS_INLINE float load1_f16(const void *w, int64_t i) { return eng_half_to_float(((const eng_half *)w)[i]); }
 ALWAYS_INLINE float load1_bf16(const void *w, int64_t i) { return eng_bf16_to_float(((const uint16_t *)w)[i]); }
 
+/* ENG_CHAINS accumulators of 8 per row, 32 weights per step (see qdot_T). */
 #define DEFINE_FDOT(T)                                                                                        \
     ALWAYS_INLINE void fdot_##T(int64_t n, const void *w, const void *act, size_t as, float *out, size_t os,  \
                                 const int nr) {                                                               \
-        __m256 acc[ENG_NR_MAX][2];                                                                            \
-        for (int r = 0; r < nr; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();                             \
+        __m256 acc[ENG_NR_MAX][ENG_CHAINS];                                                                   \
+        for (int r = 0; r < nr; r++)                                                                          \
+            for (int k = 0; k < ENG_CHAINS; k++) acc[r][k] = _mm256_setzero_ps();                             \
         int64_t i = 0;                                                                                        \
-        for (; i + 16 <= n; i += 16) {                                                                        \
-            __m256 w0 = load8_##T(w, i), w1 = load8_##T(w, i + 8);                                            \
+        for (; i + 8 * ENG_CHAINS <= n; i += 8 * ENG_CHAINS) {                                                \
+            _mm_prefetch(at_##T(w, i) + ENG_PREFETCH_BYTES, _MM_HINT_T0);                                    \
+            __m256 wv[ENG_CHAINS];                                                                            \
+            for (int k = 0; k < ENG_CHAINS; k++) wv[k] = load8_##T(w, i + 8 * k);                             \
             for (int r = 0; r < nr; r++) {                                                                    \
                 const float *a = (const float *)((const uint8_t *)act + r * as);                              \
-                acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(a + i), acc[r][0]);                           \
-                acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(a + i + 8), acc[r][1]);                       \
+                for (int k = 0; k < ENG_CHAINS; k++)                                                          \
+                    acc[r][k] = _mm256_fmadd_ps(wv[k], _mm256_loadu_ps(a + i + 8 * k), acc[r][k]);            \
             }                                                                                                 \
         }                                                                                                     \
         for (int r = 0; r < nr; r++) {                                                                        \
             const float *a = (const float *)((const uint8_t *)act + r * as);                                  \
-            float s = hsum8(_mm256_add_ps(acc[r][0], acc[r][1]));                                             \
+            float s = hsum8(_mm256_add_ps(_mm256_add_ps(acc[r][0], acc[r][1]), _mm256_add_ps(acc[r][2], acc[r][3]))); \
             for (int64_t t = i; t < n; t++) s += load1_##T(w, t) * a[t];                                      \
             out[r * os] = s;                                                                                  \
         }                                                                                                     \
