@@ -77,6 +77,7 @@ static void rope_head(float *x, const float *cs, int n_rot, int neox) {
 /* ---- parallel sections ---------------------------------------------------------- */
 
 typedef struct quant_task {
+    const eng_kernels *k;
     const float *x;
     eng_q8a *y;
     int nt;
@@ -87,13 +88,13 @@ static void quant_worker(void *arg, int ith, int nth) {
     quant_task *t = arg;
     int64_t lo, hi;
     eng_split(t->nt, ith, nth, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) eng_quantize_act(t->x + i * t->n, t->y + i * (t->n / 32), t->n);
+    for (int64_t i = lo; i < hi; i++) t->k->quantize_act(t->x + i * t->n, t->y + i * (t->n / 32), t->n);
 }
 
 /* Quantizes nt rows of n floats into c->actq; every matmul that follows reads
  * its activations from there (quantized types) or from x itself (float types). */
 static void act_quantize(eng_ctx *c, const float *x, int nt, int64_t n) {
-    quant_task t = {x, c->actq, nt, n};
+    quant_task t = {c->k, x, c->actq, nt, n};
     if (nt == 1) quant_worker(&t, 0, 1);
     else eng_pool_run(c->pool, quant_worker, &t);
 }
@@ -133,6 +134,16 @@ static void mm_worker(void *arg, int ith, int nth) {
                                 (size_t)w->n_out);
             continue;
         }
+        if (t->nt > 1 && ops->gemm) {
+            /* whole tiles per thread, so no thread runs a partial tile mid-matrix */
+            eng_split((w->n_out + ENG_GEMM_ROWS - 1) / ENG_GEMM_ROWS, ith, nth, &lo, &hi);
+            lo *= ENG_GEMM_ROWS;
+            hi = hi * ENG_GEMM_ROWS < w->n_out ? hi * ENG_GEMM_ROWS : w->n_out;
+            if (hi > lo)
+                ops->gemm(w->n_in, base + lo * w->row_bytes, w->row_bytes, hi - lo, act, as, t->nt, out + lo,
+                          (size_t)w->n_out);
+            continue;
+        }
         eng_split(w->n_out, ith, nth, &lo, &hi);
         for (int64_t r = lo; r < hi; r++)
             for (int t0 = 0; t0 < t->nt; t0 += ENG_NR_MAX) {
@@ -168,6 +179,21 @@ static void attn_worker(void *arg, int ith, int nth) {
     const eng_half *vc = c->v_cache + (size_t)t->il * c->p.n_ctx * c->kv_dim;
     float *att = c->att + (size_t)ith * c->p.n_ctx;
     int64_t lo, hi;
+    if (t->nt > 1 && c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
+        hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX) {
+        /* head-major items: every thread gets all token blocks (short and long
+         * key ranges alike) of its share of heads */
+        int64_t nb = (t->nt + ENG_ATTN_QB - 1) / ENG_ATTN_QB;
+        eng_split(nb * n_head, ith, nth, &lo, &hi);
+        for (int64_t item = lo; item < hi; item++) {
+            uint32_t h = (uint32_t)(item / nb), kvh = h / (n_head / n_kv), t0 = (uint32_t)(item % nb) * ENG_ATTN_QB;
+            int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
+            c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, t->L->swa ? window : 0,
+                       kc + (size_t)kvh * hd, vc + (size_t)kvh * hv, c->kv_dim, (int)hd, (int)hv, c->m->attn_scale,
+                       c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);
+        }
+        return;
+    }
     eng_split((int64_t)t->nt * n_head, ith, nth, &lo, &hi);
     for (int64_t item = lo; item < hi; item++) {
         uint32_t tok = (uint32_t)(item / n_head), h = (uint32_t)(item % n_head), kvh = h / (n_head / n_kv);

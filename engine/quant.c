@@ -239,6 +239,7 @@ static const eng_kernels scalar_kernels = {
     .dot_f16 = dot_f16_scalar,
     .axpy_f16 = axpy_f16_scalar,
     .to_f16 = to_f16_scalar,
+    .quantize_act = eng_quantize_act,
 };
 
 static eng_kernels simd_kernels[ENG_ISA_COUNT];
@@ -286,8 +287,13 @@ const eng_kernels *eng_kernels_get(int isa) {
         *k = scalar_kernels;
         k->isa = isa;
 #if defined(__x86_64__)
-        if (isa == ENG_ISA_AVX512) eng_kernels_fill_avx512(k);
-        else eng_kernels_fill_avx2(k);
+        if (isa == ENG_ISA_AVX512) {
+            eng_kernels_fill_avx512(k);
+            eng_gemm_fill_avx512(k);
+        } else {
+            eng_kernels_fill_avx2(k);
+            eng_gemm_fill_avx2(k);
+        }
 #endif
         simd_ready[isa] = 1;
     }

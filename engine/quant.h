@@ -130,6 +130,25 @@ static inline float eng_bf16_to_float(uint16_t h) {
  * act_stride bytes apart. n is the row length in elements. */
 typedef void (*eng_vec_dot_fn)(int64_t n, const void *w, const void *act, size_t act_stride, int nr, float *out,
                                size_t out_stride);
+/* out[t * out_stride + r] = dot(weight row r, activation row t) for r < nrows
+ * and t < nt: the batched (prefill) product. Rows are row_bytes apart,
+ * activation rows act_stride bytes apart, as for vec_dot. */
+typedef void (*eng_gemm_fn)(int64_t n, const void *w, size_t row_bytes, int64_t nrows, const void *act,
+                            size_t act_stride, int nt, float *out, size_t out_stride);
+/* Rows of a GEMM tile: matmul gives each thread whole tiles. */
+#define ENG_GEMM_ROWS 32
+/* Causal attention of one head for nq <= ENG_ATTN_QB queries at positions
+ * pos0..pos0+nq-1 (query i at q + i * q_stride floats, its output at out +
+ * i * out_stride) over the f16 cache rows of this head (row s of k, v at
+ * + s * kv_stride): query i sees keys [pos + 1 - window, pos] (window 0: from
+ * 0). Scores are scaled by scale. hd, hv: multiples of ENG_ATTN_DIM_ALIGN, at
+ * most ENG_ATTN_DIM_MAX. */
+typedef void (*eng_attn_fn)(const float *q, size_t q_stride, int nq, uint32_t pos0, uint32_t window,
+                            const eng_half *k, const eng_half *v, size_t kv_stride, int hd, int hv, float scale,
+                            float *out, size_t out_stride);
+#define ENG_ATTN_QB 16
+#define ENG_ATTN_DIM_ALIGN 64
+#define ENG_ATTN_DIM_MAX 256
 /* Dequantizes n elements (whole blocks) of a row. */
 typedef void (*eng_to_float_fn)(const void *w, float *y, int64_t n);
 
@@ -152,6 +171,7 @@ typedef struct eng_type_ops {
     eng_pack_fn pack;
     eng_unpack_fn unpack;
     eng_packed_dot_fn packed_dot;
+    eng_gemm_fn gemm;          /* NULL: batches go through vec_dot (the scalar build) */
 } eng_type_ops;
 
 typedef struct eng_kernels {
@@ -161,6 +181,8 @@ typedef struct eng_kernels {
     float (*dot_f16)(const eng_half *k, const float *q, int n);
     void (*axpy_f16)(float *y, float a, const eng_half *v, int n);
     void (*to_f16)(const float *x, eng_half *y, int n);
+    eng_attn_fn attn;  /* prefill: a block of queries at once; NULL: per query with dot_f16/axpy_f16 */
+    void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 
 /* The types with a packed layout, and their scalar pack/unpack/reference
@@ -184,6 +206,9 @@ size_t eng_act_row_bytes(int act, int64_t n);
 /* Filled by each SIMD build (kernels_simd.c compiled once per ISA). */
 void eng_kernels_fill_avx2(eng_kernels *k);
 void eng_kernels_fill_avx512(eng_kernels *k);
+/* Filled by each build of kernels_gemm.c. */
+void eng_gemm_fill_avx2(eng_kernels *k);
+void eng_gemm_fill_avx512(eng_kernels *k);
 
 /* ---- scalar block description (shared by reference and SIMD kernels) ----- */
 

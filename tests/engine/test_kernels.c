@@ -1,6 +1,8 @@
 /* Every kernel of every instruction set against the scalar
  * dequantize-then-dot reference, on random blocks of every supported type,
- * with odd row lengths and 1..4 activation rows; plus the half-precision
+ * with odd row lengths and 1..4 activation rows; the batched GEMM likewise
+ * with row and token counts that are not multiples of its tiles and rows
+ * longer than one packed chunk; plus the half-precision
  * conversions and hand-computed blocks that pin down the bit layouts. */
 #include "engine/quant.h"
 #include "tests/check.h"
@@ -118,6 +120,126 @@ static void test_dots(void) {
     }
 }
 
+/* Rows x tokens that leave partial tiles on both sides, and row lengths
+ * (rounded up to whole blocks) from one block to more than one packed chunk. */
+#define GEMM_MAX_ROWS 45
+#define GEMM_MAX_TOK 13
+
+static void test_gemm(void) {
+    static uint8_t w[GEMM_MAX_ROWS][MAX_N * 4];
+    static float x[GEMM_MAX_TOK][MAX_N];
+    static eng_q8a q[GEMM_MAX_TOK][MAX_N / 32];
+    static float out[GEMM_MAX_TOK][GEMM_MAX_ROWS + 3];
+    const eng_kernels *ref = eng_kernels_get(ENG_ISA_SCALAR);
+    const int64_t lens[] = {32, 96, 1300};
+    const int rows[] = {1, 9, GEMM_MAX_ROWS}, toks[] = {2, 7, GEMM_MAX_TOK};
+    for (int isa = ENG_ISA_AVX2; isa <= eng_isa_best(); isa++) {
+        const eng_kernels *k = eng_kernels_get(isa);
+        for (size_t c = 0; c < FC_ARRAY_LEN(cases); c++) {
+            uint32_t type = cases[c].type;
+            const ggml_type_info *ti = ggml_type_get(type);
+            bool q8 = k->type[type].act == ENG_ACT_Q8;
+            CHECK_MSG(k->type[type].gemm, "%s %s has no GEMM", eng_isa_name(isa), ti->name);
+            if (!k->type[type].gemm) continue;
+            for (size_t li = 0; li < FC_ARRAY_LEN(lens); li++) {
+                int64_t n = ti->blck == 1 ? lens[li] + (int64_t)li * 3 + 1 : (lens[li] + ti->blck - 1) / ti->blck * ti->blck;
+                size_t rb = (size_t)(n / ti->blck) * ti->bytes;
+                for (int r = 0; r < GEMM_MAX_ROWS; r++) random_row(type, &cases[c], w[r], n);
+                for (int t = 0; t < GEMM_MAX_TOK; t++) {
+                    for (int64_t i = 0; i < n; i++) x[t][i] = rndf() * (t % 3 + 1);
+                    if (q8) eng_quantize_act(x[t], q[t], n);
+                }
+                const void *act = q8 ? (const void *)q : (const void *)x;
+                size_t as = q8 ? sizeof q[0] : sizeof x[0];
+                for (size_t ri = 0; ri < FC_ARRAY_LEN(rows); ri++)
+                    for (size_t tj = 0; tj < FC_ARRAY_LEN(toks); tj++) {
+                        int nrows = rows[ri], nt = toks[tj], bad = 0;
+                        /* weight rows rb bytes apart: copy them together */
+                        static uint8_t wm[GEMM_MAX_ROWS * MAX_N * 4];
+                        for (int r = 0; r < nrows; r++) memcpy(wm + r * rb, w[r], rb);
+                        for (int t = 0; t < GEMM_MAX_TOK; t++)
+                            for (int r = 0; r < GEMM_MAX_ROWS + 3; r++) out[t][r] = -1e30f;
+                        k->type[type].gemm(n, wm, rb, nrows, act, as, nt, &out[0][0], GEMM_MAX_ROWS + 3);
+                        for (int t = 0; t < GEMM_MAX_TOK; t++)
+                            for (int r = 0; r < GEMM_MAX_ROWS + 3; r++) {
+                                if (t >= nt || r >= nrows) {
+                                    bad += out[t][r] != -1e30f; /* written outside the product */
+                                    continue;
+                                }
+                                double mag, want = ref_dot(ref, type, w[r], (const uint8_t *)act + t * as, n, &mag);
+                                if (!(fabs(out[t][r] - want) <= DOT_RTOL * mag + 1e-6)) {
+                                    if (!bad) fprintf(stderr, "row %d token %d: %g vs %g\n", r, t, out[t][r], want);
+                                    bad++;
+                                }
+                            }
+                        CHECK_MSG(!bad, "%s %s gemm n=%lld rows=%d nt=%d: %d wrong", eng_isa_name(isa), ti->name,
+                                  (long long)n, nrows, nt, bad);
+                    }
+            }
+        }
+    }
+}
+
+/* Prefill attention against softmax(q.K * scale)V in double: query blocks
+ * that start at 0 and deep into the cache, partial key blocks, a sliding
+ * window, both head sizes of the supported range's ends. */
+#define ATT_CTX 300
+#define ATT_RTOL 1e-4
+
+static void test_attn(void) {
+    static eng_half kc[ATT_CTX][ENG_ATTN_DIM_MAX], vc[ATT_CTX][ENG_ATTN_DIM_MAX];
+    static float q[ENG_ATTN_QB][ENG_ATTN_DIM_MAX], out[ENG_ATTN_QB][ENG_ATTN_DIM_MAX + 1];
+    const int dims[] = {ENG_ATTN_DIM_ALIGN, ENG_ATTN_DIM_MAX};
+    const uint32_t pos0s[] = {0, 5, 130, ATT_CTX - ENG_ATTN_QB}, windows[] = {0, 37};
+    for (int j = 0; j < ATT_CTX; j++)
+        for (int d = 0; d < ENG_ATTN_DIM_MAX; d++) {
+            kc[j][d] = eng_float_to_half(rndf());
+            vc[j][d] = eng_float_to_half(rndf());
+        }
+    for (int isa = ENG_ISA_AVX2; isa <= eng_isa_best(); isa++) {
+        const eng_kernels *k = eng_kernels_get(isa);
+        CHECK_MSG(k->attn, "%s has no prefill attention", eng_isa_name(isa));
+        if (!k->attn) continue;
+        for (size_t di = 0; di < FC_ARRAY_LEN(dims); di++)
+            for (size_t pi = 0; pi < FC_ARRAY_LEN(pos0s); pi++)
+                for (size_t wi = 0; wi < FC_ARRAY_LEN(windows); wi++)
+                    for (int nq = 1; nq <= ENG_ATTN_QB; nq += ENG_ATTN_QB - 3) {
+                        int hd = dims[di];
+                        uint32_t pos0 = pos0s[pi], window = windows[wi];
+                        float scale = 1.0f / sqrtf((float)hd);
+                        for (int i = 0; i < nq; i++)
+                            for (int d = 0; d < hd; d++) q[i][d] = rndf() * 4;
+                        k->attn(&q[0][0], ENG_ATTN_DIM_MAX, nq, pos0, window, &kc[0][0], &vc[0][0], ENG_ATTN_DIM_MAX, hd,
+                                hd, scale, &out[0][0], ENG_ATTN_DIM_MAX + 1);
+                        int bad = 0;
+                        for (int i = 0; i < nq; i++) {
+                            uint32_t pos = pos0 + (uint32_t)i, first = window && pos + 1 > window ? pos + 1 - window : 0;
+                            double sc[ATT_CTX], mx = -1e300, sum = 0;
+                            for (uint32_t j = first; j <= pos; j++) {
+                                sc[j] = 0;
+                                for (int d = 0; d < hd; d++) sc[j] += (double)q[i][d] * eng_half_to_float(kc[j][d]);
+                                sc[j] *= scale;
+                                mx = sc[j] > mx ? sc[j] : mx;
+                            }
+                            for (uint32_t j = first; j <= pos; j++) sum += sc[j] = exp(sc[j] - mx);
+                            for (int d = 0; d < hd; d++) {
+                                double want = 0, mag = 0;
+                                for (uint32_t j = first; j <= pos; j++) {
+                                    want += sc[j] / sum * eng_half_to_float(vc[j][d]);
+                                    mag += fabs(sc[j] / sum * eng_half_to_float(vc[j][d]));
+                                }
+                                if (!(fabs(out[i][d] - want) <= ATT_RTOL * mag + 1e-6)) {
+                                    if (!bad) fprintf(stderr, "query %d dim %d: %g vs %g\n", i, d, out[i][d], want);
+                                    bad++;
+                                }
+                            }
+                        }
+                        CHECK_MSG(!bad, "%s attention hd=%d pos0=%u window=%u nq=%d: %d wrong", eng_isa_name(isa), hd,
+                                  pos0, window, nq, bad);
+                    }
+    }
+}
+
 /* Packed layout: 8 random rows pack and unpack bit for bit, and every ISA's
  * packed dot product over 1..PACK_NT_MAX tokens matches the reference. */
 #define PACK_NT_MAX 9
@@ -207,6 +329,21 @@ static void test_layouts(void) {
     CHECK_NEAR(y[128], -5, 0);
 }
 
+/* The SIMD activation quantizers give eng_quantize_act's bytes and sums exactly,
+ * on values with ties (x.5 after scaling), zeros and an all-zero block. */
+static void test_quantize(void) {
+    enum { N = 32 * 9 };
+    static float x[N];
+    static eng_q8a a[N / 32], b[N / 32];
+    for (int i = 0; i < N; i++) x[i] = i < 32 ? 0.0f : i % 7 == 0 ? (float)(i % 64) * 0.5f : rndf() * (float)(i % 5);
+    eng_quantize_act(x, a, N);
+    for (int isa = ENG_ISA_SCALAR; isa <= eng_isa_best(); isa++) {
+        memset(b, 0x55, sizeof b);
+        eng_kernels_get(isa)->quantize_act(x, b, N);
+        CHECK_MSG(memcmp(a, b, sizeof a) == 0, "%s activation quantization differs", eng_isa_name(isa));
+    }
+}
+
 static void test_halves(void) {
     int bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
@@ -227,8 +364,11 @@ static void test_halves(void) {
 int main(void) {
     test_layouts();
     test_halves();
+    test_quantize();
     test_dots();
     test_packed();
+    test_gemm();
+    test_attn();
     printf("best ISA here: %s\n", eng_isa_name(eng_isa_best()));
     return check_done("engine_kernels");
 }
