@@ -125,6 +125,15 @@ static void mm_worker(void *arg, int ith, int nth) {
         const uint8_t *base = w->data + (size_t)t->jobs[j].expert * w->n_out * w->row_bytes;
         float *out = t->jobs[j].out;
         int64_t lo, hi;
+        if (w->packed) { /* 8 rows per call, all tokens at once */
+            int64_t groups = w->n_out / ENG_PACK_ROWS;
+            const uint8_t *g0 = w->packed + (size_t)(t->jobs[j].expert * groups) * w->group_bytes;
+            eng_split(groups, ith, nth, &lo, &hi);
+            for (int64_t g = lo; g < hi; g++)
+                ops->packed_dot(w->n_in, g0 + (size_t)g * w->group_bytes, act, as, t->nt, out + g * ENG_PACK_ROWS,
+                                (size_t)w->n_out);
+            continue;
+        }
         if (t->nt > 1 && ops->gemm) {
             /* whole tiles per thread, so no thread runs a partial tile mid-matrix */
             eng_split((w->n_out + ENG_GEMM_ROWS - 1) / ENG_GEMM_ROWS, ith, nth, &lo, &hi);

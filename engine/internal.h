@@ -31,12 +31,16 @@ typedef struct eng_arch {
 } eng_arch;
 
 /* A weight matrix {n_in, n_out[, n_expert]} in the mapped file: row o of
- * expert e starts at data + (e * n_out + o) * row_bytes. */
+ * expert e starts at data + (e * n_out + o) * row_bytes. When the type has a
+ * packed layout (quant.h) the engine reads a packed copy instead: group
+ * (e * n_out + o) / 8 at packed + group * group_bytes. */
 typedef struct eng_mat {
     const uint8_t *data;
     uint32_t type;
     int64_t n_in, n_out, n_expert;
     size_t row_bytes;
+    const uint8_t *packed;  /* NULL: row-major, read from data */
+    size_t group_bytes;
 } eng_mat;
 
 typedef struct eng_layer {
@@ -61,6 +65,8 @@ struct eng_model {
     uint32_t q_dim, kv_dim_max, ff_max;
     float attn_scale, embd_scale, rope_freq_scale;
     uint64_t n_params, size;
+    void *pack_map;                /* the packed matrices (one anonymous mapping) */
+    size_t pack_map_bytes;
     char type_desc[128];
 };
 

@@ -15,6 +15,13 @@
 #if defined(ENG_SIMD_AVX512)
 #define FILL_FN eng_kernels_fill_avx512
 static inline __m256i dot_u8s8(__m256i u, __m256i s) { return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s); }
+/* Signed weights x signed activations, accumulated. VNNI multiplies unsigned
+ * by signed bytes: weights are stored +128 (pk_prep_signed), and the kernel
+ * subtracts 128 * sum(a) through the offset term (PK_SIGNED_BIAS). */
+#define PK_SIGNED_BIAS 128.0f
+static inline __m256i pk_prep_signed(__m256i w) { return _mm256_xor_si256(w, _mm256_set1_epi8((char)0x80)); }
+static inline __m256i dp_s8(__m256i acc, __m256i w, __m256i a) { return _mm256_dpbusd_epi32(acc, w, a); }
+static inline __m256i dp_u8(__m256i acc, __m256i w, __m256i a) { return _mm256_dpbusd_epi32(acc, w, a); }
 static inline __m256i bits32(const uint8_t *qh4) {
     uint32_t m;
     memcpy(&m, qh4, 4);
@@ -25,6 +32,14 @@ static inline __m256i bits32(const uint8_t *qh4) {
 static inline __m256i dot_u8s8(__m256i u, __m256i s) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
 }
+/* maddubs adds pairs of products in int16: 255 * 127 * 2 would saturate, so
+ * signed weights keep their sign and multiply |w| by sign(w) * a instead. */
+#define PK_SIGNED_BIAS 0.0f
+static inline __m256i pk_prep_signed(__m256i w) { return w; }
+static inline __m256i dp_s8(__m256i acc, __m256i w, __m256i a) {
+    return _mm256_add_epi32(acc, dot_u8s8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)));
+}
+static inline __m256i dp_u8(__m256i acc, __m256i w, __m256i a) { return _mm256_add_epi32(acc, dot_u8s8(w, a)); }
 /* Byte i = 0x10 where bit i of the 32-bit word is set. */
 static inline __m256i bits32(const uint8_t *qh4) {
     uint32_t m;
@@ -99,44 +114,67 @@ ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
 /* ---- the generic quantized dot product --------------------------------------
  * SIGNED: q holds signed bytes (Q8_0, IQ4_NL): multiply |q| by sign(q)*a.
  * SUB16: scales change every 16 elements (Q6_K). HAS_OFF: offsets are non-zero.
- * 256-element blocks alternate two accumulators per row to hide the FMA
- * latency; the index must be a compile-time constant after unrolling, or the
+ *
+ * qblock_T adds one weight block times one activation row into accumulator
+ * chains. A chain is a sum whose next FMA waits for the previous one (4 cycles
+ * of latency), so one chain caps a core at a block per 4 cycles, which is
+ * below DRAM speed for every type; ENG_CHAINS independent chains, cycled
+ * through 32 elements at a time, let the core issue one FMA per cycle. The
+ * chain index must be a compile-time constant after unrolling, or the
  * accumulators live on the stack. */
+#define ENG_CHAINS 4
+/* Blocks per unrolled step: enough 32-element pieces to feed every chain. */
+#define ENG_STEP_BLOCKS(BLCK) ((BLCK) >= 32 * ENG_CHAINS ? 1 : ENG_CHAINS * 32 / (BLCK))
+
 #define DEFINE_QDOT(T, BLCK, SIGNED, SUB16, HAS_OFF)                                                         \
-    ALWAYS_INLINE void qdot_##T(int64_t n, const void *w, const void *act, size_t as, float *out, size_t os,  \
-                                const int nr) {                                                               \
-        const blk_##T *x = w;                                                                                 \
-        const int64_t nb = n / (BLCK);                                                                        \
-        __m256 acc[ENG_NR_MAX][2];                                                                            \
-        float acco[ENG_NR_MAX];                                                                               \
-        for (int r = 0; r < nr; r++) {                                                                        \
-            acc[r][0] = acc[r][1] = _mm256_setzero_ps();                                                      \
-            acco[r] = 0.0f;                                                                                   \
+    ALWAYS_INLINE void qblock_##T(const blk_##T *x, const eng_q8a *a, __m256 *acc, float *acco, int c0) {    \
+        float sc[(BLCK) / 16], off[(BLCK) / 16];                                                              \
+        scales_##T(x, sc, off);                                                                               \
+        _Pragma("GCC unroll 8") for (int j = 0; j < (BLCK) / 32; j++) {                                       \
+            const int k = (c0 + j) % ENG_CHAINS;                                                              \
+            __m256i q = load_##T(x, j);                                                                       \
+            __m256i qu = (SIGNED) ? _mm256_sign_epi8(q, q) : q;                                               \
+            __m256i av = load32(a[j].qs);                                                                     \
+            if (SIGNED) av = _mm256_sign_epi8(av, q);                                                         \
+            __m256 p = _mm256_cvtepi32_ps(dot_u8s8(qu, av));                                                  \
+            /* one scale per 32: multiply the scalars, broadcast once */                                      \
+            __m256 sd = (SUB16) ? _mm256_mul_ps(_mm256_setr_m128(_mm_set1_ps(sc[2 * j]), _mm_set1_ps(sc[2 * j + 1])), \
+                                                _mm256_set1_ps(a[j].d))                                       \
+                                : _mm256_set1_ps(sc[2 * j] * a[j].d);                                         \
+            acc[k] = _mm256_fmadd_ps(p, sd, acc[k]);                                                          \
+            if (HAS_OFF && (SUB16)) acco[k] += off[2 * j] * a[j].ds[0] + off[2 * j + 1] * a[j].ds[1];         \
+            else if (HAS_OFF) acco[k] += off[2 * j] * a[j].dsum;                                              \
         }                                                                                                     \
-        for (int64_t ib = 0; ib < nb; ib++) {                                                                 \
-            float sc[(BLCK) / 16], off[(BLCK) / 16];                                                          \
+    }                                                                                                         \
+    /* NR activation rows; each row's sums run in the same order whatever NR   \
+     * is, so batched and token-by-token results are bit for bit the same. */  \
+    ALWAYS_INLINE void qdot_##T(int64_t n, const blk_##T *x, const void *act, size_t as, float *out, size_t os, \
+                                const int nr) {                                                               \
+        enum { SB = ENG_STEP_BLOCKS(BLCK), PIECES = (BLCK) / 32 };                                            \
+        const int64_t nb = n / (BLCK);                                                                        \
+        __m256 acc[ENG_NR_MAX][ENG_CHAINS];                                                                   \
+        float acco[ENG_NR_MAX][ENG_CHAINS];                                                                   \
+        for (int r = 0; r < nr; r++)                                                                          \
+            for (int k = 0; k < ENG_CHAINS; k++) {                                                            \
+                acc[r][k] = _mm256_setzero_ps();                                                              \
+                acco[r][k] = 0.0f;                                                                            \
+            }                                                                                                 \
+        int64_t ib = 0;                                                                                       \
+        for (; ib + SB <= nb; ib += SB) {                                                                     \
             _mm_prefetch((const char *)&x[ib] + ENG_PREFETCH_BYTES, _MM_HINT_T0);                             \
-            scales_##T(&x[ib], sc, off);                                                                      \
-            for (int j = 0; j < (BLCK) / 32; j++) {                                                           \
-                const int k = j & 1;                                                                          \
-                __m256i q = load_##T(&x[ib], j);                                                              \
-                __m256i qu = (SIGNED) ? _mm256_sign_epi8(q, q) : q;                                           \
-                __m256 s = (SUB16) ? _mm256_setr_m128(_mm_set1_ps(sc[2 * j]), _mm_set1_ps(sc[2 * j + 1]))     \
-                                   : _mm256_setzero_ps();                                                     \
-                for (int r = 0; r < nr; r++) {                                                                \
-                    const eng_q8a *a = (const eng_q8a *)((const uint8_t *)act + r * as) + ib * ((BLCK) / 32) + j; \
-                    __m256i av = load32(a->qs);                                                               \
-                    if (SIGNED) av = _mm256_sign_epi8(av, q);                                                 \
-                    __m256 p = _mm256_cvtepi32_ps(dot_u8s8(qu, av));                                          \
-                    /* one scale per 32: multiply the scalars, broadcast once */                                      \
-                    __m256 sd = (SUB16) ? _mm256_mul_ps(s, _mm256_set1_ps(a->d)) : _mm256_set1_ps(sc[2 * j] * a->d);  \
-                    acc[r][k] = _mm256_fmadd_ps(p, sd, acc[r][k]);                                                    \
-                    if (HAS_OFF && (SUB16)) acco[r] += off[2 * j] * a->ds[0] + off[2 * j + 1] * a->ds[1];             \
-                    else if (HAS_OFF) acco[r] += off[2 * j] * a->dsum;                                                \
-                }                                                                                             \
+            for (int r = 0; r < nr; r++) {                                                                    \
+                const eng_q8a *a = (const eng_q8a *)((const uint8_t *)act + r * as) + ib * PIECES;            \
+                _Pragma("GCC unroll 4") for (int u = 0; u < SB; u++)                                          \
+                    qblock_##T(&x[ib + u], a + u * PIECES, acc[r], acco[r], u * PIECES);                      \
             }                                                                                                 \
         }                                                                                                     \
-        for (int r = 0; r < nr; r++) out[r * os] = hsum8(_mm256_add_ps(acc[r][0], acc[r][1])) + acco[r];     \
+        for (; ib < nb; ib++)                                                                                 \
+            for (int r = 0; r < nr; r++)                                                                      \
+                qblock_##T(&x[ib], (const eng_q8a *)((const uint8_t *)act + r * as) + ib * PIECES, acc[r], acco[r], 0); \
+        for (int r = 0; r < nr; r++) {                                                                        \
+            __m256 s = _mm256_add_ps(_mm256_add_ps(acc[r][0], acc[r][1]), _mm256_add_ps(acc[r][2], acc[r][3]));  \
+            out[r * os] = hsum8(s) + ((acco[r][0] + acco[r][1]) + (acco[r][2] + acco[r][3]));                   \
+        }                                                                                                     \
     }                                                                                                         \
     static void vec_dot_##T(int64_t n, const void *w, const void *act, size_t as, int nr, float *out, size_t os) { \
         if (nr == ENG_NR_MAX) {                                                                               \
@@ -156,6 +194,148 @@ DEFINE_QDOT(q4_K, 256, 0, 0, 1)
 DEFINE_QDOT(q5_K, 256, 0, 0, 1)
 DEFINE_QDOT(q6_K, 256, 0, 1, 1)
 
+/* ---- packed weights (quant.h): one register = 4 weights of each of 8 rows ----
+ * For each 32 weights (sub-block j) of a group-block: 8 granule registers W,
+ * and per token two int32 vectors (weights 0..15 and 16..31 of each row)
+ * from 8 multiply-adds against broadcast activation bytes. Then, with the
+ * rows' integer scales SC (K-quants), per token
+ *     A += d_a * float(SC-scaled sums)      B += OFF * (d_a * sum of a)
+ * and at the end of the block acc += D * A - E * B, where D is the rows'
+ * scale and E their offset multiplier. Each type supplies its weights
+ * (pkw_T), its per-32 scales (pks_T) and D and E (pkd_T); SCALE says whether
+ * the integer scales are absent (0), per 32 (1) or per 16 weights (2). */
+#define ENG_PACK_NT 4 /* tokens per pass over a group: its weights unpacked once for all */
+/* Every cache line of a group-block is asked for this far ahead: a
+ * group-block holds several streams' worth of lines (scales, weights). */
+#define ENG_PACK_PREFETCH_BYTES 2048
+
+ALWAYS_INLINE __m256i bcast4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+ALWAYS_INLINE __m256 half8(const eng_half *h) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h)); }
+ALWAYS_INLINE void pk_nibbles(const uint8_t *qs, __m256i W[8]) {
+    const __m256i m = _mm256_set1_epi8(0x0F);
+    for (int v = 0; v < 4; v++) {
+        __m256i x = load32(qs + 32 * v);
+        W[2 * v] = _mm256_and_si256(x, m);
+        W[2 * v + 1] = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
+    }
+}
+ALWAYS_INLINE __m256i ld8_u8(const uint8_t *p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
+ALWAYS_INLINE __m256i ld8_s8(const int8_t *p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
+
+ALWAYS_INLINE void pkw_q4_0(const pk_q4_0 *x, int j, __m256i W[8]) { (void)j; pk_nibbles(x->qs, W); }
+ALWAYS_INLINE void pkw_q8_0(const pk_q8_0 *x, int j, __m256i W[8]) {
+    (void)j;
+    for (int g = 0; g < 8; g++) W[g] = pk_prep_signed(load32(x->qs + 32 * g));
+}
+ALWAYS_INLINE void pkw_q4_K(const pk_q4_K *x, int j, __m256i W[8]) { pk_nibbles(x->sub[j].qs, W); }
+/* Bits 2k..2k+1 of the qh byte become bits 4..5 of granule 4u+k. */
+ALWAYS_INLINE void pkw_q6_K(const pk_q6_K *x, int j, __m256i W[8]) {
+    const __m256i m = _mm256_set1_epi8(0x30);
+    pk_nibbles(x->sub[j].ql, W);
+    for (int u = 0; u < 2; u++) {
+        __m256i h = load32(x->sub[j].qh + 32 * u);
+        W[4 * u] = _mm256_or_si256(W[4 * u], _mm256_and_si256(_mm256_slli_epi16(h, 4), m));
+        W[4 * u + 1] = _mm256_or_si256(W[4 * u + 1], _mm256_and_si256(_mm256_slli_epi16(h, 2), m));
+        W[4 * u + 2] = _mm256_or_si256(W[4 * u + 2], _mm256_and_si256(h, m));
+        W[4 * u + 3] = _mm256_or_si256(W[4 * u + 3], _mm256_and_si256(_mm256_srli_epi16(h, 2), m));
+    }
+}
+
+ALWAYS_INLINE void pks_q4_0(const pk_q4_0 *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
+    (void)x, (void)j, (void)s0, (void)s1;
+    *o0 = *o1 = _mm256_set1_ps(1.0f);
+}
+ALWAYS_INLINE void pks_q8_0(const pk_q8_0 *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
+    (void)x, (void)j, (void)s0, (void)s1;
+    *o0 = *o1 = _mm256_set1_ps(1.0f);
+}
+ALWAYS_INLINE void pks_q4_K(const pk_q4_K *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
+    *s0 = *s1 = ld8_u8(x->sub[j].sc);
+    *o0 = *o1 = _mm256_cvtepi32_ps(ld8_u8(x->sub[j].m));
+}
+ALWAYS_INLINE void pks_q6_K(const pk_q6_K *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
+    *s0 = ld8_s8(x->sub[j].sc[0]);
+    *s1 = ld8_s8(x->sub[j].sc[1]);
+    *o0 = _mm256_cvtepi32_ps(*s0);
+    *o1 = _mm256_cvtepi32_ps(*s1);
+}
+
+ALWAYS_INLINE void pkd_q4_0(const pk_q4_0 *x, __m256 *d, __m256 *e) {
+    *d = half8(x->d);
+    *e = _mm256_mul_ps(*d, _mm256_set1_ps(8.0f));
+}
+ALWAYS_INLINE void pkd_q8_0(const pk_q8_0 *x, __m256 *d, __m256 *e) {
+    *d = half8(x->d);
+    *e = _mm256_mul_ps(*d, _mm256_set1_ps(PK_SIGNED_BIAS));
+}
+ALWAYS_INLINE void pkd_q4_K(const pk_q4_K *x, __m256 *d, __m256 *e) {
+    *d = half8(x->d);
+    *e = half8(x->dmin);
+}
+ALWAYS_INLINE void pkd_q6_K(const pk_q6_K *x, __m256 *d, __m256 *e) {
+    *d = half8(x->d);
+    *e = _mm256_mul_ps(*d, _mm256_set1_ps(32.0f));
+}
+
+#define DEFINE_PACKED(T, BLCK, SIGNED, SCALE)                                                                \
+    /* ntk tokens (a compile-time constant after inlining) over one group */                                \
+    ALWAYS_INLINE void pkrun_##T(int64_t nb, const pk_##T *x, const uint8_t *act, size_t as, float *out,     \
+                                 size_t os, const int ntk) {                                                 \
+        __m256 acc[ENG_PACK_NT], A[ENG_PACK_NT], B[ENG_PACK_NT];                                             \
+        for (int t = 0; t < ntk; t++) acc[t] = _mm256_setzero_ps();                                         \
+        for (int64_t ib = 0; ib < nb; ib++, x++) {                                                           \
+            for (size_t off = 0; off < sizeof *x; off += 64)                                                 \
+                _mm_prefetch((const char *)x + ENG_PACK_PREFETCH_BYTES + off, _MM_HINT_T0);                  \
+            for (int t = 0; t < ntk; t++) A[t] = B[t] = _mm256_setzero_ps();                                \
+            for (int j = 0; j < (BLCK) / 32; j++) {                                                          \
+                __m256i W[8], s0 = _mm256_setzero_si256(), s1 = s0;                                          \
+                __m256 o0, o1;                                                                               \
+                pkw_##T(x, j, W);                                                                            \
+                pks_##T(x, j, &s0, &s1, &o0, &o1);                                                           \
+                for (int t = 0; t < ntk; t++) {                                                              \
+                    const eng_q8a *a = (const eng_q8a *)(act + t * as) + ib * ((BLCK) / 32) + j;            \
+                    __m256i lo = _mm256_setzero_si256(), hi = lo;                                            \
+                    for (int g = 0; g < 4; g++) {                                                            \
+                        lo = (SIGNED) ? dp_s8(lo, W[g], bcast4(a->qs + 4 * g)) : dp_u8(lo, W[g], bcast4(a->qs + 4 * g)); \
+                        hi = (SIGNED) ? dp_s8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g))                     \
+                                      : dp_u8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g));                     \
+                    }                                                                                        \
+                    __m256i I = (SCALE) == 0 ? _mm256_add_epi32(lo, hi)                                      \
+                              : (SCALE) == 1 ? _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s0)              \
+                                             : _mm256_add_epi32(_mm256_mullo_epi32(lo, s0), _mm256_mullo_epi32(hi, s1)); \
+                    A[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(I), _mm256_set1_ps(a->d), A[t]);               \
+                    if ((SCALE) == 2)                                                                        \
+                        B[t] = _mm256_fmadd_ps(o1, _mm256_set1_ps(a->ds[1]),                                 \
+                                               _mm256_fmadd_ps(o0, _mm256_set1_ps(a->ds[0]), B[t]));         \
+                    else                                                                                     \
+                        B[t] = _mm256_fmadd_ps(o0, _mm256_set1_ps(a->dsum), B[t]);                           \
+                }                                                                                            \
+            }                                                                                                \
+            __m256 d, e;                                                                                     \
+            pkd_##T(x, &d, &e);                                                                              \
+            for (int t = 0; t < ntk; t++) acc[t] = _mm256_fnmadd_ps(e, B[t], _mm256_fmadd_ps(d, A[t], acc[t])); \
+        }                                                                                                    \
+        for (int t = 0; t < ntk; t++) _mm256_storeu_ps(out + t * os, acc[t]);                                \
+    }                                                                                                        \
+    /* Every token sees the same arithmetic whether it runs alone or with others. */                        \
+    static void packed_dot_##T(int64_t n, const void *group, const void *act, size_t as, int nt, float *out, \
+                               size_t os) {                                                                  \
+        const int64_t nb = n / (BLCK);                                                                       \
+        int t = 0;                                                                                           \
+        for (; t + ENG_PACK_NT <= nt; t += ENG_PACK_NT)                                                      \
+            pkrun_##T(nb, group, (const uint8_t *)act + t * as, as, out + t * os, os, ENG_PACK_NT);          \
+        for (; t < nt; t++) pkrun_##T(nb, group, (const uint8_t *)act + t * as, as, out + t * os, os, 1);    \
+    }
+
+DEFINE_PACKED(q4_0, 32, 0, 0)
+DEFINE_PACKED(q8_0, 32, 1, 0)
+DEFINE_PACKED(q4_K, 256, 0, 1)
+DEFINE_PACKED(q6_K, 256, 0, 2)
+
 /* ---- float weights ------------------------------------------------------------ */
 
 ALWAYS_INLINE __m256 load8_f32(const void *w, int64_t i) { return _mm256_loadu_ps((const float *)w + i); }
@@ -166,27 +346,34 @@ ALWAYS_INLINE __m256 load8_bf16(const void *w, int64_t i) {
     __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)w + i)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
 }
+ALWAYS_INLINE const char *at_f32(const void *w, int64_t i) { return (const char *)((const float *)w + i); }
+ALWAYS_INLINE const char *at_f16(const void *w, int64_t i) { return (const char *)((const eng_half *)w + i); }
+ALWAYS_INLINE const char *at_bf16(const void *w, int64_t i) { return (const char *)((const uint16_t *)w + i); }
 ALWAYS_INLINE float load1_f32(const void *w, int64_t i) { return ((const float *)w)[i]; }
 ALWAYS_INLINE float load1_f16(const void *w, int64_t i) { return eng_half_to_float(((const eng_half *)w)[i]); }
 ALWAYS_INLINE float load1_bf16(const void *w, int64_t i) { return eng_bf16_to_float(((const uint16_t *)w)[i]); }
 
+/* ENG_CHAINS accumulators of 8 per row, 32 weights per step (see qdot_T). */
 #define DEFINE_FDOT(T)                                                                                        \
     ALWAYS_INLINE void fdot_##T(int64_t n, const void *w, const void *act, size_t as, float *out, size_t os,  \
                                 const int nr) {                                                               \
-        __m256 acc[ENG_NR_MAX][2];                                                                            \
-        for (int r = 0; r < nr; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();                             \
+        __m256 acc[ENG_NR_MAX][ENG_CHAINS];                                                                   \
+        for (int r = 0; r < nr; r++)                                                                          \
+            for (int k = 0; k < ENG_CHAINS; k++) acc[r][k] = _mm256_setzero_ps();                             \
         int64_t i = 0;                                                                                        \
-        for (; i + 16 <= n; i += 16) {                                                                        \
-            __m256 w0 = load8_##T(w, i), w1 = load8_##T(w, i + 8);                                            \
+        for (; i + 8 * ENG_CHAINS <= n; i += 8 * ENG_CHAINS) {                                                \
+            _mm_prefetch(at_##T(w, i) + ENG_PREFETCH_BYTES, _MM_HINT_T0);                                    \
+            __m256 wv[ENG_CHAINS];                                                                            \
+            for (int k = 0; k < ENG_CHAINS; k++) wv[k] = load8_##T(w, i + 8 * k);                             \
             for (int r = 0; r < nr; r++) {                                                                    \
                 const float *a = (const float *)((const uint8_t *)act + r * as);                              \
-                acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(a + i), acc[r][0]);                           \
-                acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(a + i + 8), acc[r][1]);                       \
+                for (int k = 0; k < ENG_CHAINS; k++)                                                          \
+                    acc[r][k] = _mm256_fmadd_ps(wv[k], _mm256_loadu_ps(a + i + 8 * k), acc[r][k]);            \
             }                                                                                                 \
         }                                                                                                     \
         for (int r = 0; r < nr; r++) {                                                                        \
             const float *a = (const float *)((const uint8_t *)act + r * as);                                  \
-            float s = hsum8(_mm256_add_ps(acc[r][0], acc[r][1]));                                             \
+            float s = hsum8(_mm256_add_ps(_mm256_add_ps(acc[r][0], acc[r][1]), _mm256_add_ps(acc[r][2], acc[r][3]))); \
             for (int64_t t = i; t < n; t++) s += load1_##T(w, t) * a[t];                                      \
             out[r * os] = s;                                                                                  \
         }                                                                                                     \
@@ -243,6 +430,10 @@ void FILL_FN(eng_kernels *k) {
     SET_DOT(GGML_TYPE_Q4_K, q4_K);
     SET_DOT(GGML_TYPE_Q5_K, q5_K);
     SET_DOT(GGML_TYPE_Q6_K, q6_K);
+    k->type[GGML_TYPE_Q4_0].packed_dot = packed_dot_q4_0;
+    k->type[GGML_TYPE_Q8_0].packed_dot = packed_dot_q8_0;
+    k->type[GGML_TYPE_Q4_K].packed_dot = packed_dot_q4_K;
+    k->type[GGML_TYPE_Q6_K].packed_dot = packed_dot_q6_K;
     k->dot_f16 = dot_f16;
     k->axpy_f16 = axpy_f16;
     k->to_f16 = to_f16;

@@ -226,14 +226,15 @@ size_t eng_act_row_bytes(int act, int64_t n) {
 
 #define QROW(T) {ENG_ACT_Q8, to_float_##T, vec_dot_##T}
 #define FROW(T) {ENG_ACT_F32, to_float_##T, vec_dot_##T}
+#define PROW(T) {ENG_ACT_Q8, to_float_##T, vec_dot_##T, sizeof(pk_##T), eng_pack_##T, eng_unpack_##T, eng_packed_dot_##T}
 
 static const eng_kernels scalar_kernels = {
     .isa = ENG_ISA_SCALAR,
     .type = {
         [GGML_TYPE_F32] = FROW(f32),     [GGML_TYPE_F16] = FROW(f16),     [GGML_TYPE_BF16] = FROW(bf16),
-        [GGML_TYPE_Q4_0] = QROW(q4_0),   [GGML_TYPE_Q4_1] = QROW(q4_1),   [GGML_TYPE_Q5_0] = QROW(q5_0),
-        [GGML_TYPE_Q5_1] = QROW(q5_1),   [GGML_TYPE_Q8_0] = QROW(q8_0),   [GGML_TYPE_IQ4_NL] = QROW(iq4_nl),
-        [GGML_TYPE_Q4_K] = QROW(q4_K),   [GGML_TYPE_Q5_K] = QROW(q5_K),   [GGML_TYPE_Q6_K] = QROW(q6_K),
+        [GGML_TYPE_Q4_0] = PROW(q4_0),   [GGML_TYPE_Q4_1] = QROW(q4_1),   [GGML_TYPE_Q5_0] = QROW(q5_0),
+        [GGML_TYPE_Q5_1] = QROW(q5_1),   [GGML_TYPE_Q8_0] = PROW(q8_0),   [GGML_TYPE_IQ4_NL] = QROW(iq4_nl),
+        [GGML_TYPE_Q4_K] = PROW(q4_K),   [GGML_TYPE_Q5_K] = QROW(q5_K),   [GGML_TYPE_Q6_K] = PROW(q6_K),
     },
     .dot_f16 = dot_f16_scalar,
     .axpy_f16 = axpy_f16_scalar,

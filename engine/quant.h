@@ -35,6 +35,32 @@ typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qs[128]; } blk_q4
 typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; } blk_q5_K;
 typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; eng_half d; } blk_q6_K;
 
+/* ---- packed weights: 8 rows interleaved ------------------------------------
+ * A matrix-vector product over row-major blocks spends most of its
+ * instructions on per-row, per-block bookkeeping (one scale conversion, one
+ * horizontal sum per 32 weights of one row). The packed layout puts 8 rows'
+ * blocks side by side so that one 256-bit register holds 4 consecutive
+ * weights of each of the 8 rows (a "granule"): one vpdpbusd against a
+ * broadcast of 4 activation bytes advances all 8 rows, and the 8 rows' scales
+ * sit in one vector. llama.cpp repacks the same types for the same reason.
+ * Group-blocks are the same size as the 8 blocks they replace (Q4_K: +32
+ * bytes of unpacked 6-bit scales per 8 x 256 weights).
+ *
+ * Within 32 weights, a row's granule g holds weights 4g..4g+3. Nibble types
+ * store 4 vectors of 32 bytes; byte 4r+b of vector v holds weight 8v+b of row
+ * r in its low nibble and weight 8v+4+b in its high nibble (granules 2v and
+ * 2v+1). Q8_0 stores 8 vectors, one per granule, signed. */
+#define ENG_PACK_ROWS 8
+typedef struct { eng_half d[8]; uint8_t qs[128]; } pk_q4_0;
+typedef struct { eng_half d[8]; int8_t qs[256]; } pk_q8_0;
+/* K-quants keep each sub-block of 32 weights (its scales, then its weights)
+ * together, so a group-block is read front to back as one stream. Q4_K's
+ * sub-block j has integer scale sc[r] and min m[r]. */
+typedef struct { eng_half d[8], dmin[8]; struct { uint8_t sc[8], m[8]; uint8_t qs[128]; } sub[8]; } pk_q4_K;
+/* Q6_K: scales per 16 weights; the low 4 bits as Q4_0's nibbles, and the 2
+ * high bits of granule 4u+k in bits 2k..2k+1 of byte 4r+b of qh vector u. */
+typedef struct { eng_half d[8]; struct { int8_t sc[2][8]; uint8_t ql[128]; uint8_t qh[64]; } sub[8]; } pk_q6_K;
+
 /* The quantized activation block (see above). */
 typedef struct eng_q8a {
     float d;
@@ -128,10 +154,23 @@ typedef void (*eng_to_float_fn)(const void *w, float *y, int64_t n);
 
 enum eng_act { ENG_ACT_NONE = 0, ENG_ACT_F32, ENG_ACT_Q8 };
 
+/* out[t * out_stride + r] = dot(row r of a packed group, activation row t)
+ * for r < ENG_PACK_ROWS, t < nt. */
+typedef void (*eng_packed_dot_fn)(int64_t n, const void *group, const void *act, size_t act_stride, int nt,
+                                  float *out, size_t out_stride);
+/* Packs or unpacks the blocks of 8 rows: row r's block ib <-> group-block ib. */
+typedef void (*eng_pack_fn)(const uint8_t *rows, size_t row_bytes, void *group, int64_t n_blocks);
+typedef void (*eng_unpack_fn)(const void *group, int r, uint8_t *row, int64_t n_blocks);
+
 typedef struct eng_type_ops {
     int act;                   /* enum eng_act: what vec_dot wants as activation */
     eng_to_float_fn to_float;
     eng_vec_dot_fn vec_dot;
+    /* packed layout; pack_bytes 0: the type stays row-major */
+    size_t pack_bytes;         /* bytes of one group-block (8 rows, one block each) */
+    eng_pack_fn pack;
+    eng_unpack_fn unpack;
+    eng_packed_dot_fn packed_dot;
     eng_gemm_fn gemm;          /* NULL: batches go through vec_dot (the scalar build) */
 } eng_type_ops;
 
@@ -145,6 +184,17 @@ typedef struct eng_kernels {
     eng_attn_fn attn;  /* prefill: a block of queries at once; NULL: per query with dot_f16/axpy_f16 */
     void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
+
+/* The types with a packed layout, and their scalar pack/unpack/reference
+ * dot (pack.c); the SIMD builds override packed_dot. */
+#define ENG_PACKED_TYPES(X) \
+    X(q4_0, GGML_TYPE_Q4_0, QK32) X(q8_0, GGML_TYPE_Q8_0, QK32) X(q4_K, GGML_TYPE_Q4_K, QK_K) X(q6_K, GGML_TYPE_Q6_K, QK_K)
+#define ENG_DECLARE_PACK(T, ID, BLCK)                                                                             \
+    void eng_pack_##T(const uint8_t *rows, size_t row_bytes, void *group, int64_t n_blocks);               \
+    void eng_unpack_##T(const void *group, int r, uint8_t *row, int64_t n_blocks);                         \
+    void eng_packed_dot_##T(int64_t n, const void *group, const void *act, size_t as, int nt, float *out,  \
+                            size_t os);
+ENG_PACKED_TYPES(ENG_DECLARE_PACK)
 
 /* Kernels for an instruction set (falls back to the best available row by row). */
 const eng_kernels *eng_kernels_get(int isa);

@@ -1,10 +1,14 @@
 /* Binds a GGUF file's tensors to the engine's model struct, checking every
  * shape and type before the forward pass may touch them (the file comes from
- * a stranger). Nothing is copied: matrices point into the mapping. */
+ * a stranger). Matrices point into the mapping, except those of a type with a
+ * packed layout, which are copied once into it (see pack_model). */
 #include "engine/internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const eng_arch arch_table[] = {
     {"llama", false, false, false},   /* Llama 2/3, Mistral, SmolLM2, Mixtral (with experts) */
@@ -93,7 +97,7 @@ static void bind_mat(binder *b, eng_mat *m, const char *name, int64_t n_in, int6
                            name, t->type, (long long)n_in);
         return;
     }
-    *m = (eng_mat){t->data, t->type, n_in, n_out, n_expert, (size_t)rb};
+    *m = (eng_mat){.data = t->data, .type = t->type, .n_in = n_in, .n_out = n_out, .n_expert = n_expert, .row_bytes = (size_t)rb};
 }
 
 static int bind_layer(binder *b, eng_model *m, uint32_t il) {
@@ -141,6 +145,85 @@ static int bind_layer(binder *b, eng_model *m, uint32_t il) {
     if ((uint32_t)kd > m->kv_dim_max) m->kv_dim_max = (uint32_t)kd;
     if ((uint32_t)vd > m->kv_dim_max) m->kv_dim_max = (uint32_t)vd;
     return b->rc;
+}
+
+/* ---- packing ------------------------------------------------------------------ */
+
+/* The matrices the forward pass multiplies by (the token embedding is read a
+ * row at a time, so it stays row-major; a tied output matrix is that same
+ * tensor). n is the number of entries written to out. */
+#define ENG_LAYER_MATS 10
+static size_t model_mats(eng_model *m, eng_mat **out, size_t cap) {
+    size_t n = 0;
+    for (uint32_t il = 0; il < m->hp.n_layer; il++) {
+        eng_layer *L = &m->layers[il];
+        eng_mat *mats[ENG_LAYER_MATS] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->ffn_gate, &L->ffn_up, &L->ffn_down,
+                                             &L->gate_exps, &L->up_exps, &L->down_exps};
+        for (size_t i = 0; i < FC_ARRAY_LEN(mats); i++)
+            if (mats[i]->data && n < cap) out[n++] = mats[i];
+    }
+    if (m->output.data != m->tok_embd.data && n < cap) out[n++] = &m->output;
+    return n;
+}
+
+static bool packable(const eng_mat *w) {
+    return eng_kernels_get(ENG_ISA_SCALAR)->type[w->type].pack_bytes && w->n_out % ENG_PACK_ROWS == 0;
+}
+
+static size_t group_bytes(const eng_mat *w) {
+    return eng_kernels_get(ENG_ISA_SCALAR)->type[w->type].pack_bytes * (size_t)(w->n_in / ggml_type_get(w->type)->blck);
+}
+
+static size_t packed_bytes(const eng_mat *w) {
+    return group_bytes(w) * (size_t)(w->n_out * w->n_expert / ENG_PACK_ROWS);
+}
+
+/* Copies every packable matrix into its packed layout in one anonymous
+ * mapping (huge pages where the kernel gives them: fewer TLB misses while
+ * streaming), then drops the file pages it came from out of this process, so
+ * resident memory stays about the file's size rather than twice it. */
+static int pack_model(eng_model *m, fc_err *err) {
+    size_t cap = (size_t)m->hp.n_layer * ENG_LAYER_MATS + 1, n;
+    eng_mat **mats = fc_calloc(cap, sizeof *mats, err);
+    if (!mats) return FC_ERUNTIME;
+    n = model_mats(m, mats, cap);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (packable(mats[i])) total += packed_bytes(mats[i]);
+    if (!total) {
+        free(mats);
+        return FC_OK;
+    }
+    uint8_t *map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) {
+        char b[32];
+        free(mats);
+        return fc_err_set(err, FC_ERUNTIME, "%s: cannot allocate %s for the packed weights: %s", m->gguf->path,
+                          fc_fmt_bytes(total, b, sizeof b), strerror(errno));
+    }
+    madvise(map, total, MADV_HUGEPAGE);
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *dst = map;
+    for (size_t i = 0; i < n; i++) {
+        eng_mat *w = mats[i];
+        if (!packable(w)) continue;
+        const eng_type_ops *ops = &eng_kernels_get(ENG_ISA_SCALAR)->type[w->type];
+        int64_t n_blocks = w->n_in / ggml_type_get(w->type)->blck, groups = w->n_out * w->n_expert / ENG_PACK_ROWS;
+        w->group_bytes = group_bytes(w);
+        for (int64_t g = 0; g < groups; g++)
+            ops->pack(w->data + (size_t)g * ENG_PACK_ROWS * w->row_bytes, w->row_bytes, dst + (size_t)g * w->group_bytes,
+                      n_blocks);
+        w->packed = dst;
+        dst += (size_t)groups * w->group_bytes;
+        /* whole pages inside the source tensor only: its neighbours may still be read */
+        uintptr_t lo = ((uintptr_t)w->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+        uintptr_t hi = ((uintptr_t)w->data + (size_t)groups * ENG_PACK_ROWS * w->row_bytes) & ~((uintptr_t)page - 1);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    }
+    m->pack_map = map;
+    m->pack_map_bytes = total;
+    free(mats);
+    return FC_OK;
 }
 
 /* The most common weight type by bytes, as llama-bench's model_type shows it. */
@@ -205,12 +288,18 @@ int eng_model_open(eng_model **out, const char *path, fc_err *err) {
     snprintf(key, sizeof key, "%s.rope.scaling.factor", hp->arch);
     m->rope_freq_scale = gguf_get_f64(m->gguf, key, &factor) && factor > 0 && isfinite(factor) ? (float)(1.0 / factor) : 1.0f;
     describe(m);
+    rc = pack_model(m, err);
+    if (rc) {
+        eng_model_close(m);
+        return rc;
+    }
     *out = m;
     return FC_OK;
 }
 
 void eng_model_close(eng_model *m) {
     if (!m) return;
+    if (m->pack_map) munmap(m->pack_map, m->pack_map_bytes);
     free(m->layers);
     gguf_close(m->gguf);
     free(m);

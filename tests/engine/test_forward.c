@@ -29,11 +29,12 @@ typedef struct model_case {
     int32_t prompt[8];
     uint32_t n_prompt;
     int32_t want[N_GEN]; /* greedy continuation, as llama.cpp gives it (docs/engine.md) */
-    int n_want;          /* tokens before the first near-tie (logits within 0.01) */
+    int n_want;          /* tokens checked */
 } model_case;
 
 static const model_case cases[] = {
-    /* "The capital of France is" -> " Paris.\n\nThe United States has a population of" */
+    /* "The capital of France is" -> " Paris.\n\nThe United States has a population of";
+     * after "The", " United" (1797) and token 2988 are 0.07 apart: a tie */
     {"SmolLM2-135M-Instruct.Q4_1.gguf", {504, 3575, 282, 4649, 314}, 5,
      {7042, 30, 198, 198, 504, 1797, 1918, 553, 253, 2155, 282, 4723}, 12},
     /* <bos>"The capital of France is" -> " the capital of the country of France. It is the";

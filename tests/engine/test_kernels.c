@@ -241,6 +241,55 @@ static void test_attn(void) {
     }
 }
 
+/* Packed layout: 8 random rows pack and unpack bit for bit, and every ISA's
+ * packed dot product over 1..PACK_NT_MAX tokens matches the reference. */
+#define PACK_NT_MAX 9
+static void test_packed(void) {
+    static uint8_t rows[ENG_PACK_ROWS][MAX_N * 2], back[MAX_N * 2], group[ENG_PACK_ROWS * MAX_N * 2];
+    static float x[PACK_NT_MAX][MAX_N];
+    static eng_q8a q[PACK_NT_MAX][MAX_N / 32];
+    const eng_kernels *ref = eng_kernels_get(ENG_ISA_SCALAR);
+    int n_packed = 0;
+    for (size_t c = 0; c < FC_ARRAY_LEN(cases); c++) {
+        uint32_t type = cases[c].type;
+        const eng_type_ops *ops = &ref->type[type];
+        if (!ops->pack_bytes) continue;
+        n_packed++;
+        const ggml_type_info *ti = ggml_type_get(type);
+        int64_t n = ti->blck * (ti->blck == 32 ? 13 : 3), nb = n / ti->blck;
+        size_t rb = (size_t)nb * ti->bytes;
+        static uint8_t flat[ENG_PACK_ROWS * MAX_N * 2];
+        for (int r = 0; r < ENG_PACK_ROWS; r++) {
+            random_row(type, &cases[c], rows[r], n);
+            memcpy(flat + r * rb, rows[r], rb);
+        }
+        ops->pack(flat, rb, group, nb);
+        for (int r = 0; r < ENG_PACK_ROWS; r++) {
+            ops->unpack(group, r, back, nb);
+            CHECK_MSG(!memcmp(back, rows[r], rb), "%s row %d does not survive pack+unpack", ti->name, r);
+        }
+        for (int t = 0; t < PACK_NT_MAX; t++) {
+            for (int64_t i = 0; i < n; i++) x[t][i] = rndf() * (t + 1);
+            eng_quantize_act(x[t], q[t], n);
+        }
+        for (int isa = ENG_ISA_SCALAR; isa <= eng_isa_best(); isa++) {
+            const eng_kernels *k = eng_kernels_get(isa);
+            for (int nt = 1; nt <= PACK_NT_MAX; nt++) {
+                float out[PACK_NT_MAX * ENG_PACK_ROWS];
+                k->type[type].packed_dot(n, group, q, sizeof q[0], nt, out, ENG_PACK_ROWS);
+                for (int t = 0; t < nt; t++)
+                    for (int r = 0; r < ENG_PACK_ROWS; r++) {
+                        double mag, want = ref_dot(ref, type, rows[r], q[t], n, &mag);
+                        CHECK_MSG(fabs(out[t * ENG_PACK_ROWS + r] - want) <= DOT_RTOL * mag + 1e-6,
+                                  "%s packed %s nt=%d token %d row %d: %g vs %g (sum|wa| %g)", eng_isa_name(isa),
+                                  ti->name, nt, t, r, out[t * ENG_PACK_ROWS + r], want, mag);
+                    }
+            }
+        }
+    }
+    CHECK(n_packed == 4);
+}
+
 /* Blocks written by hand: the layout facts from ggml-common.h. */
 static void test_layouts(void) {
     const eng_kernels *k = eng_kernels_get(ENG_ISA_SCALAR);
@@ -318,6 +367,7 @@ int main(void) {
     test_halves();
     test_quantize();
     test_dots();
+    test_packed();
     test_gemm();
     test_attn();
     printf("best ISA here: %s\n", eng_isa_name(eng_isa_best()));
