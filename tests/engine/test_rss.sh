@@ -5,7 +5,8 @@
 # packed. Runs every real test model ($FITCHECK_MODELS) for a few tokens.
 set -u
 bin="${FITCHECK_BIN:?}"
-models="${FITCHECK_MODELS:?}"
+[ -n "${FITCHECK_MODELS:-}" ] || { echo "FITCHECK_MODELS not set: run scripts/fetch-models.sh (make test does)"; exit 77; }
+models=$FITCHECK_MODELS
 RSS_SLACK_MIB=64
 CTX=256
 # A sanitized build's shadow memory and quarantine are not the engine's own.
