@@ -49,6 +49,8 @@ static void usage(FILE *fp) {
             "      --save FILE    with --bench: append the results as llama-bench jsonl lines\n"
             "  -t, --threads N    threads (default: one per physical core)\n"
             "  -c, --ctx-size N   KV cache positions (default: what the run needs)\n"
+            "  -ctk, --cache-type-k T  K cache type: f16 (default) or q8_0\n"
+            "  -ctv, --cache-type-v T  V cache type: f16 (default) or q8_0\n"
             "      --isa NAME     scalar, avx2 or avx512 (default: best this CPU has)\n"
             "      --force        run even if the predicted memory exceeds available RAM\n"
             "  -h, --help         this help\n",
@@ -60,7 +62,7 @@ typedef struct run_opts {
     uint32_t threads, depth, reps, n_ctx, top_k;
     double temp, top_p;
     uint64_t seed;
-    int isa;
+    int isa, type_k, type_v;
     bool bench, force, chat, ids;
 } run_opts;
 
@@ -152,7 +154,8 @@ static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
     if (!rc) rc = prompt_tokens(m, tok, o, &toks, &n, err);
     if (!rc && n == 0) rc = fc_err_set(err, FC_EINPUT, "the prompt has no tokens");
     if (!rc) rc = eng_sampler_new(&smp, nv, &sp, err);
-    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : n + (uint32_t)n_gen, .n_threads = o->threads, .isa = o->isa};
+    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : n + (uint32_t)n_gen, .n_threads = o->threads, .isa = o->isa,
+                    .type_k = o->type_k, .type_v = o->type_v};
     if (!rc) rc = check_memory(m, &p, o->force, err);
     if (!rc) rc = eng_ctx_new(&c, m, &p, err);
     const float *logits;
@@ -201,8 +204,8 @@ static void bench_row(rep_bench_row *r, const eng_model *m, const eng_params *p,
     snprintf(r->isa, sizeof r->isa, "%s", eng_isa_name(p->isa));
     r->n_batch = r->n_ubatch = (int)p->n_ubatch;
     r->n_threads = (int)p->n_threads;
-    snprintf(r->type_k, sizeof r->type_k, "f16");
-    snprintf(r->type_v, sizeof r->type_v, "f16");
+    snprintf(r->type_k, sizeof r->type_k, "%s", eng_kv_type_name(p->type_k));
+    snprintf(r->type_v, sizeof r->type_v, "%s", eng_kv_type_name(p->type_v));
     r->n_prompt = (int)t->n_prompt;
     r->n_gen = (int)t->n_gen;
     r->n_depth = (int)t->n_depth;
@@ -268,7 +271,7 @@ static int save_bench(const char *path, const eng_model *m, const eng_params *p,
 
 /* The planner's prediction for each test, from this machine's probe profile;
  * without a profile the tests simply show no prediction. */
-static void predict_tests(const eng_model *m, uint32_t n_threads, eng_bench_test *tests, uint32_t n) {
+static void predict_tests(const eng_model *m, const eng_params *ep, eng_bench_test *tests, uint32_t n) {
     fc_err err = {0};
     char path[4096];
     probe_profile *prof = calloc(1, sizeof *prof);
@@ -287,8 +290,8 @@ static void predict_tests(const eng_model *m, uint32_t n_threads, eng_bench_test
     for (uint32_t i = 0; i < n; i++) {
         double pp = 0, tg = 0;
         eng_bench_test *t = &tests[i];
-        if (plan_predict_bench(&d, prof, (int)n_threads, (int)t->n_prompt, (int)t->n_gen, (int)t->n_depth, &pp, &tg,
-                               &err)) {
+        if (plan_predict_bench(&d, prof, (int)ep->n_threads, eng_kv_ggml_type(ep->type_k), (int)t->n_prompt,
+                               (int)t->n_gen, (int)t->n_depth, &pp, &tg, &err)) {
             fprintf(stderr, "fitcheck run: no planner prediction: %s\n", err.msg);
             break;
         }
@@ -308,14 +311,15 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     for (uint32_t i = 0; i < bo.n_prompt_count; i++) need = bo.n_prompt[i] > need ? bo.n_prompt[i] : need;
     for (uint32_t i = 0; i < bo.n_gen_count; i++) need = bo.n_gen[i] > need ? bo.n_gen[i] : need;
     need += o->depth;
-    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : need, .n_threads = o->threads, .isa = o->isa};
+    eng_params p = {.n_ctx = o->n_ctx ? o->n_ctx : need, .n_threads = o->threads, .isa = o->isa,
+                    .type_k = o->type_k, .type_v = o->type_v};
     int rc = check_memory(m, &p, o->force, err);
     eng_ctx *c = NULL;
     if (!rc) rc = eng_ctx_new(&c, m, &p, err);
     eng_bench_test tests[ENG_BENCH_MAX_TESTS];
     uint32_t n = 0;
     if (!rc) rc = eng_bench_run(c, &bo, tests, &n, err);
-    if (!rc) predict_tests(m, eng_ctx_params(c)->n_threads, tests, n);
+    if (!rc) predict_tests(m, eng_ctx_params(c), tests, n);
     if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
     if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
     eng_ctx_free(c);
@@ -324,7 +328,7 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
 
 int cli_run(int argc, char **argv) {
     enum { OPT_TOKENS = 256, OPT_JSON, OPT_SAVE, OPT_ISA, OPT_FORCE, OPT_BENCH, OPT_CHAT, OPT_TEMP, OPT_TOPK, OPT_TOPP,
-           OPT_SEED, OPT_IDS };
+           OPT_SEED, OPT_IDS, OPT_CTK, OPT_CTV };
     static const struct option longopts[] = {
         {"tokens", required_argument, NULL, OPT_TOKENS}, {"n-gen", required_argument, NULL, 'n'},
         {"prompt", required_argument, NULL, 'p'},        {"depth", required_argument, NULL, 'd'},
@@ -336,6 +340,7 @@ int cli_run(int argc, char **argv) {
         {"chat", no_argument, NULL, OPT_CHAT},           {"temp", required_argument, NULL, OPT_TEMP},
         {"top-k", required_argument, NULL, OPT_TOPK},    {"top-p", required_argument, NULL, OPT_TOPP},
         {"seed", required_argument, NULL, OPT_SEED},     {"ids", no_argument, NULL, OPT_IDS},
+        {"cache-type-k", required_argument, NULL, OPT_CTK}, {"cache-type-v", required_argument, NULL, OPT_CTV},
         {NULL, 0, NULL, 0},
     };
     run_opts o = {.fmt = "md", .reps = RUN_DEFAULT_REPS, .isa = ENG_ISA_BEST, .temp = RUN_DEFAULT_TEMP,
@@ -343,6 +348,11 @@ int cli_run(int argc, char **argv) {
     double f;
     int64_t v;
     int ch;
+    /* llama.cpp spells these -ctk/-ctv; getopt would read "-ctk" as -c tk */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-ctk")) argv[i] = "--cache-type-k";
+        else if (!strcmp(argv[i], "-ctv")) argv[i] = "--cache-type-v";
+    }
     optind = 1;
     while ((ch = getopt_long(argc, argv, "n:p:d:r:o:t:c:h", longopts, NULL)) != -1) {
         switch (ch) {
@@ -381,6 +391,14 @@ int cli_run(int argc, char **argv) {
                 return cli_usage_error("run", "-o must be md, csv, json or jsonl, not '%s'", optarg);
             o.fmt = optarg;
             break;
+        case OPT_CTK:
+        case OPT_CTV: {
+            int kt = eng_kv_type_from_name(optarg);
+            if (kt < 0) return cli_usage_error("run", "%s: '%s' is not a KV cache type (f16, q8_0)",
+                                               ch == OPT_CTK ? "-ctk" : "-ctv", optarg);
+            *(ch == OPT_CTK ? &o.type_k : &o.type_v) = kt;
+            break;
+        }
         case OPT_ISA:
             if ((o.isa = eng_isa_from_name(optarg)) < 0)
                 return cli_usage_error("run", "--isa must be scalar, avx2 or avx512, not '%s'", optarg);

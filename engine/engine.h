@@ -58,7 +58,12 @@ int eng_model_check(const gguf_file *f, fc_err *err);
 
 /* ---- run state ------------------------------------------------------------ */
 
-enum eng_kv_type { ENG_KV_F16 = 0 };
+/* KV cache formats (llama.cpp's -ctk/-ctv): f16, or q8_0 blocks (half the
+ * bytes: decoding at depth reads the cache, so it is faster there too). */
+enum eng_kv_type { ENG_KV_F16 = 0, ENG_KV_Q8_0, ENG_KV_TYPE_COUNT };
+const char *eng_kv_type_name(int type);        /* "f16", "q8_0" */
+int eng_kv_type_from_name(const char *name);   /* -1 if not a cache type */
+uint32_t eng_kv_ggml_type(int type);           /* GGML_TYPE_F16, GGML_TYPE_Q8_0 */
 
 #define ENG_DEFAULT_CTX 4096
 #define ENG_DEFAULT_UBATCH 128
@@ -69,7 +74,7 @@ typedef struct eng_params {
     uint32_t n_threads; /* 0 = one per physical core */
     uint32_t n_ubatch;  /* tokens per forward call in prefill; 0 = ENG_DEFAULT_UBATCH */
     int isa;            /* enum eng_isa; ENG_ISA_BEST picks the best this CPU has */
-    int kv_type;        /* enum eng_kv_type */
+    int type_k, type_v; /* enum eng_kv_type of the K and V caches */
 } eng_params;
 
 typedef struct eng_ctx eng_ctx;

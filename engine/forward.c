@@ -175,12 +175,15 @@ static void attn_worker(void *arg, int ith, int nth) {
     const model_hparams *hp = &c->m->hp;
     uint32_t n_head = hp->n_head, n_kv = hp->n_head_kv[t->il], hd = hp->head_dim_k, hv = hp->head_dim_v;
     uint32_t q_dim = c->m->q_dim, out_dim = n_head * hv, window = hp->sliding_window;
-    const eng_half *kc = c->k_cache + (size_t)t->il * c->p.n_ctx * c->kv_dim;
-    const eng_half *vc = c->v_cache + (size_t)t->il * c->p.n_ctx * c->kv_dim;
+    const uint8_t *kc = c->k_cache + (size_t)t->il * c->p.n_ctx * c->k_row;
+    const uint8_t *vc = c->v_cache + (size_t)t->il * c->p.n_ctx * c->v_row;
+    const eng_kv_ops *ko = &c->k->kv[c->p.type_k], *vo = &c->k->kv[c->p.type_v];
+    size_t k_head = eng_kv_bytes(c->p.type_k, hd), v_head = eng_kv_bytes(c->p.type_v, hv);
     float *att = c->att + (size_t)ith * c->p.n_ctx;
     int64_t lo, hi;
-    if (t->nt > 1 && c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
-        hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX) {
+    if (t->nt > 1 && c->k->attn && c->p.type_k == ENG_KV_F16 && c->p.type_v == ENG_KV_F16 &&
+        hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 && hd <= ENG_ATTN_DIM_MAX &&
+        hv <= ENG_ATTN_DIM_MAX) {
         /* head-major items: every thread gets all token blocks (short and long
          * key ranges alike) of its share of heads */
         int64_t nb = (t->nt + ENG_ATTN_QB - 1) / ENG_ATTN_QB;
@@ -189,7 +192,8 @@ static void attn_worker(void *arg, int ith, int nth) {
             uint32_t h = (uint32_t)(item / nb), kvh = h / (n_head / n_kv), t0 = (uint32_t)(item % nb) * ENG_ATTN_QB;
             int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
             c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, t->L->swa ? window : 0,
-                       kc + (size_t)kvh * hd, vc + (size_t)kvh * hv, c->kv_dim, (int)hd, (int)hv, c->m->attn_scale,
+                       (const eng_half *)(kc + kvh * k_head), (const eng_half *)(vc + kvh * v_head), c->kv_dim,
+                       (int)hd, (int)hv, c->m->attn_scale,
                        c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);
         }
         return;
@@ -201,7 +205,7 @@ static void attn_worker(void *arg, int ith, int nth) {
         const float *q = c->q + (size_t)tok * q_dim + (size_t)h * hd;
         float mx = -INFINITY;
         for (uint32_t s = first; s <= pos; s++) {
-            att[s] = c->k->dot_f16(kc + (size_t)s * c->kv_dim + (size_t)kvh * hd, q, (int)hd) * c->m->attn_scale;
+            att[s] = ko->dot(kc + s * c->k_row + kvh * k_head, q, (int)hd) * c->m->attn_scale;
             if (att[s] > mx) mx = att[s];
         }
         float sum = 0.0f;
@@ -209,7 +213,7 @@ static void attn_worker(void *arg, int ith, int nth) {
         float *out = c->xb2 + (size_t)tok * out_dim + (size_t)h * hv;
         memset(out, 0, hv * sizeof(float));
         for (uint32_t s = first; s <= pos; s++)
-            c->k->axpy_f16(out, att[s] / sum, vc + (size_t)s * c->kv_dim + (size_t)kvh * hv, (int)hv);
+            vo->axpy(out, att[s] / sum, vc + s * c->v_row + kvh * v_head, (int)hv);
     }
 }
 
@@ -256,9 +260,9 @@ static void attention(eng_ctx *c, uint32_t il, uint32_t pos0, int nt) {
             if (L->k_norm) rmsnorm(k + h * hd, k + h * hd, L->k_norm, (int)hd, eps);
             rope_head(k + h * hd, cs, (int)hp->n_rot, hp->rope_type == MODEL_ROPE_NEOX);
         }
-        size_t slot = ((size_t)il * c->p.n_ctx + pos0 + (uint32_t)t) * c->kv_dim;
-        c->k->to_f16(k, c->k_cache + slot, (int)kd);
-        c->k->to_f16(v, c->v_cache + slot, (int)vd);
+        size_t slot = (size_t)il * c->p.n_ctx + pos0 + (uint32_t)t;
+        c->k->kv[c->p.type_k].store(k, c->k_cache + slot * c->k_row, (int)kd);
+        c->k->kv[c->p.type_v].store(v, c->v_cache + slot * c->v_row, (int)vd);
     }
 
     attn_task at = {c, L, il, pos0, nt};

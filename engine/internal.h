@@ -72,14 +72,17 @@ struct eng_model {
 
 /* ---- run state (kvcache.c, forward.c) ------------------------------------ */
 
+
 struct eng_ctx {
     eng_model *m;
     eng_params p;
     const eng_kernels *k;
     eng_pool *pool;
     uint32_t pos;
-    /* KV cache: layer il, position t at k_cache + (il * n_ctx + t) * kv_dim */
-    eng_half *k_cache, *v_cache;
+    /* KV cache: layer il, position t is the row at k_cache + (il * n_ctx + t) * k_row
+     * bytes (v likewise), kv_dim values in the cache type (eng_params type_k, type_v) */
+    uint8_t *k_cache, *v_cache;
+    size_t k_row, v_row;
     uint32_t kv_dim;               /* widest layer's n_head_kv * head_dim */
     /* activations for up to n_ubatch tokens, row-major [token][dim] */
     float *x, *xb, *xb2, *q, *kk, *vv, *hb, *hb2, *tmp;

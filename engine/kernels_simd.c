@@ -390,29 +390,55 @@ DEFINE_FDOT(f32)
 DEFINE_FDOT(f16)
 DEFINE_FDOT(bf16)
 
-/* ---- attention over the f16 cache ---------------------------------------------- */
+/* ---- the KV cache formats (quant.h eng_kv_ops) ---------------------------------- */
 
-static float dot_f16(const eng_half *k, const float *q, int n) {
+static float kv_dot_f16(const void *k, const float *q, int n) {
     __m256 acc = _mm256_setzero_ps();
     int i = 0;
     for (; i + 8 <= n; i += 8) acc = _mm256_fmadd_ps(load8_f16(k, i), _mm256_loadu_ps(q + i), acc);
     float s = hsum8(acc);
-    for (; i < n; i++) s += eng_half_to_float(k[i]) * q[i];
+    for (; i < n; i++) s += eng_half_to_float(((const eng_half *)k)[i]) * q[i];
     return s;
 }
 
-static void axpy_f16(float *y, float a, const eng_half *v, int n) {
+static void kv_axpy_f16(float *y, float a, const void *v, int n) {
     __m256 av = _mm256_set1_ps(a);
     int i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(av, load8_f16(v, i), _mm256_loadu_ps(y + i)));
-    for (; i < n; i++) y[i] += a * eng_half_to_float(v[i]);
+    for (; i < n; i++) y[i] += a * eng_half_to_float(((const eng_half *)v)[i]);
 }
 
-static void to_f16(const float *x, eng_half *y, int n) {
+static void kv_store_f16(const float *x, void *row, int n) {
+    eng_half *y = row;
     int i = 0;
     for (; i + 8 <= n; i += 8)
         _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
     for (; i < n; i++) y[i] = eng_float_to_half(x[i]);
+}
+
+/* 8 values of a Q8_0 block as floats, before the block scale. */
+ALWAYS_INLINE __m256 q8_8(const int8_t *qs) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)qs)));
+}
+
+static float kv_dot_q8_0(const void *k, const float *q, int n) {
+    const blk_q8_0 *b = k;
+    __m256 acc = _mm256_setzero_ps();
+    for (int ib = 0; ib < n / QK32; ib++, q += QK32) {
+        __m256 s = _mm256_mul_ps(q8_8(b[ib].qs), _mm256_loadu_ps(q));
+        for (int c = 1; c < 4; c++) s = _mm256_fmadd_ps(q8_8(b[ib].qs + 8 * c), _mm256_loadu_ps(q + 8 * c), s);
+        acc = _mm256_fmadd_ps(s, _mm256_set1_ps(eng_half_to_float(b[ib].d)), acc);
+    }
+    return hsum8(acc);
+}
+
+static void kv_axpy_q8_0(float *y, float a, const void *v, int n) {
+    const blk_q8_0 *b = v;
+    for (int ib = 0; ib < n / QK32; ib++, y += QK32) {
+        __m256 ad = _mm256_set1_ps(a * eng_half_to_float(b[ib].d));
+        for (int c = 0; c < 4; c++)
+            _mm256_storeu_ps(y + 8 * c, _mm256_fmadd_ps(ad, q8_8(b[ib].qs + 8 * c), _mm256_loadu_ps(y + 8 * c)));
+    }
 }
 
 #define SET_DOT(ID, T) k->type[ID].vec_dot = vec_dot_##T
@@ -434,7 +460,6 @@ void FILL_FN(eng_kernels *k) {
     k->type[GGML_TYPE_Q8_0].packed_dot = packed_dot_q8_0;
     k->type[GGML_TYPE_Q4_K].packed_dot = packed_dot_q4_K;
     k->type[GGML_TYPE_Q6_K].packed_dot = packed_dot_q6_K;
-    k->dot_f16 = dot_f16;
-    k->axpy_f16 = axpy_f16;
-    k->to_f16 = to_f16;
+    k->kv[ENG_KV_F16] = (eng_kv_ops){kv_store_f16, kv_dot_f16, kv_axpy_f16};
+    k->kv[ENG_KV_Q8_0] = (eng_kv_ops){eng_kv_store_q8_0, kv_dot_q8_0, kv_axpy_q8_0};
 }

@@ -14,10 +14,47 @@ static void params_resolve(const eng_model *m, eng_params *p) {
 
 static uint32_t kv_dim(const eng_model *m) { return m->kv_dim_max; }
 
+static const struct {
+    const char *name;
+    uint32_t ggml_type;
+} kv_types[ENG_KV_TYPE_COUNT] = {
+    [ENG_KV_F16] = {"f16", GGML_TYPE_F16},
+    [ENG_KV_Q8_0] = {"q8_0", GGML_TYPE_Q8_0},
+};
+
+const char *eng_kv_type_name(int type) { return type >= 0 && type < ENG_KV_TYPE_COUNT ? kv_types[type].name : "?"; }
+
+int eng_kv_type_from_name(const char *name) {
+    for (int i = 0; i < ENG_KV_TYPE_COUNT; i++)
+        if (!strcmp(name, kv_types[i].name)) return i;
+    return -1;
+}
+
+uint32_t eng_kv_ggml_type(int type) { return kv_types[type].ggml_type; }
+
+/* Bytes of n values of a cache type (n a multiple of its block). */
+size_t eng_kv_bytes(int type, uint32_t n) {
+    const ggml_type_info *ti = ggml_type_get(kv_types[type].ggml_type);
+    return (size_t)(n / ti->blck) * ti->bytes;
+}
+
 uint64_t eng_ctx_kv_bytes(const eng_model *m, const eng_params *pin) {
     eng_params p = *pin;
     params_resolve(m, &p);
-    return 2ull * m->hp.n_layer * p.n_ctx * kv_dim(m) * sizeof(eng_half);
+    if (p.type_k < 0 || p.type_k >= ENG_KV_TYPE_COUNT || p.type_v < 0 || p.type_v >= ENG_KV_TYPE_COUNT) return 0;
+    return (uint64_t)m->hp.n_layer * p.n_ctx * (eng_kv_bytes(p.type_k, kv_dim(m)) + eng_kv_bytes(p.type_v, kv_dim(m)));
+}
+
+/* Every head's slice of the cache rows must start on a block boundary. */
+static int kv_check(const eng_model *m, int type, const char *which, fc_err *err) {
+    if (type < 0 || type >= ENG_KV_TYPE_COUNT)
+        return fc_err_set(err, FC_EINPUT, "unsupported %s cache type %d (supported: f16, q8_0)", which, type);
+    uint32_t blck = ggml_type_get(kv_types[type].ggml_type)->blck;
+    uint32_t hd = !strcmp(which, "K") ? m->hp.head_dim_k : m->hp.head_dim_v;
+    if (hd % blck)
+        return fc_err_set(err, FC_EINPUT, "%s cache type %s needs a head size that is a multiple of %u (this model: %u)",
+                          which, kv_types[type].name, blck, hd);
+    return FC_OK;
 }
 
 /* Float elements of every activation buffer for one token, in the order they
@@ -58,18 +95,22 @@ int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err)
     params_resolve(m, &p);
     if (p.n_threads > ENG_MAX_THREADS)
         return fc_err_set(err, FC_EINPUT, "%u threads requested, at most %d", p.n_threads, ENG_MAX_THREADS);
-    if (p.kv_type != ENG_KV_F16) return fc_err_set(err, FC_EINPUT, "unsupported KV cache type %d", p.kv_type);
+    int rc = kv_check(m, p.type_k, "K", err);
+    if (!rc) rc = kv_check(m, p.type_v, "V", err);
+    if (rc) return rc;
     eng_ctx *c = fc_calloc(1, sizeof *c, err);
     if (!c) return FC_ERUNTIME;
     c->m = m;
     c->p = p;
     c->k = eng_kernels_get(p.isa);
     c->kv_dim = kv_dim(m);
-    uint64_t kv_elems = (uint64_t)m->hp.n_layer * p.n_ctx * c->kv_dim;
+    c->k_row = eng_kv_bytes(p.type_k, c->kv_dim);
+    c->v_row = eng_kv_bytes(p.type_v, c->kv_dim);
+    uint64_t kv_rows = (uint64_t)m->hp.n_layer * p.n_ctx;
     buf_plan b = plan_bufs(m);
     size_t ub = p.n_ubatch;
-    c->k_cache = fc_malloc(kv_elems * sizeof(eng_half), err);
-    c->v_cache = c->k_cache ? fc_malloc(kv_elems * sizeof(eng_half), err) : NULL;
+    c->k_cache = fc_malloc(kv_rows * c->k_row, err);
+    c->v_cache = c->k_cache ? fc_malloc(kv_rows * c->v_row, err) : NULL;
     float *all = c->v_cache ? fc_calloc(ub * per_token_floats(&b), sizeof(float), err) : NULL;
     c->actq = all ? fc_malloc(actq_bytes(m, p.n_ubatch), err) : NULL;
     c->att = c->actq ? fc_calloc((size_t)p.n_threads * p.n_ctx, sizeof(float), err) : NULL;
@@ -84,7 +125,7 @@ int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err)
 #define CARVE(f) (c->f = cur, cur += ub * b.f)
     CARVE(x); CARVE(xb); CARVE(xb2); CARVE(q); CARVE(kk); CARVE(vv); CARVE(hb); CARVE(hb2); CARVE(tmp); CARVE(router);
 #undef CARVE
-    int rc = eng_pool_new(&c->pool, (int)p.n_threads, err);
+    rc = eng_pool_new(&c->pool, (int)p.n_threads, err);
     if (rc) {
         eng_ctx_free(c);
         return rc;

@@ -183,18 +183,51 @@ FTYPE_DOT(f32, LOAD_F32)
 FTYPE_DOT(f16, LOAD_F16)
 FTYPE_DOT(bf16, LOAD_BF16)
 
-/* ---- attention helpers ------------------------------------------------------ */
+/* ---- KV cache formats ---------------------------------------------------------- */
 
-static float dot_f16_scalar(const eng_half *k, const float *q, int n) {
+static float kv_dot_f16(const void *k, const float *q, int n) {
+    const eng_half *h = k;
     float acc = 0.0f;
-    for (int i = 0; i < n; i++) acc += eng_half_to_float(k[i]) * q[i];
+    for (int i = 0; i < n; i++) acc += eng_half_to_float(h[i]) * q[i];
     return acc;
 }
-static void axpy_f16_scalar(float *y, float a, const eng_half *v, int n) {
-    for (int i = 0; i < n; i++) y[i] += a * eng_half_to_float(v[i]);
+static void kv_axpy_f16(float *y, float a, const void *v, int n) {
+    const eng_half *h = v;
+    for (int i = 0; i < n; i++) y[i] += a * eng_half_to_float(h[i]);
 }
-static void to_f16_scalar(const float *x, eng_half *y, int n) {
-    for (int i = 0; i < n; i++) y[i] = eng_float_to_half(x[i]);
+static void kv_store_f16(const float *x, void *row, int n) {
+    eng_half *h = row;
+    for (int i = 0; i < n; i++) h[i] = eng_float_to_half(x[i]);
+}
+
+/* Q8_0 rows as llama.cpp writes them (quantize_row_q8_0: scale amax / 127,
+ * values rounded half away from zero), so a cache means the same bits in both. */
+void eng_kv_store_q8_0(const float *x, void *row, int n) {
+    blk_q8_0 *b = row;
+    for (int ib = 0; ib < n / QK32; ib++, x += QK32) {
+        float amax = 0.0f;
+        for (int i = 0; i < QK32; i++) amax = fmaxf(amax, fabsf(x[i]));
+        float d = amax / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+        b[ib].d = eng_float_to_half(d);
+        for (int i = 0; i < QK32; i++) b[ib].qs[i] = (int8_t)roundf(x[i] * id);
+    }
+}
+static float kv_dot_q8_0(const void *k, const float *q, int n) {
+    const blk_q8_0 *b = k;
+    float acc = 0.0f;
+    for (int ib = 0; ib < n / QK32; ib++, q += QK32) {
+        float s = 0.0f;
+        for (int i = 0; i < QK32; i++) s += b[ib].qs[i] * q[i];
+        acc += eng_half_to_float(b[ib].d) * s;
+    }
+    return acc;
+}
+static void kv_axpy_q8_0(float *y, float a, const void *v, int n) {
+    const blk_q8_0 *b = v;
+    for (int ib = 0; ib < n / QK32; ib++, y += QK32) {
+        float ad = a * eng_half_to_float(b[ib].d);
+        for (int i = 0; i < QK32; i++) y[i] += ad * b[ib].qs[i];
+    }
 }
 
 /* ---- activation quantization ------------------------------------------------ */
@@ -236,9 +269,10 @@ static const eng_kernels scalar_kernels = {
         [GGML_TYPE_Q5_1] = QROW(q5_1),   [GGML_TYPE_Q8_0] = PROW(q8_0),   [GGML_TYPE_IQ4_NL] = QROW(iq4_nl),
         [GGML_TYPE_Q4_K] = PROW(q4_K),   [GGML_TYPE_Q5_K] = QROW(q5_K),   [GGML_TYPE_Q6_K] = PROW(q6_K),
     },
-    .dot_f16 = dot_f16_scalar,
-    .axpy_f16 = axpy_f16_scalar,
-    .to_f16 = to_f16_scalar,
+    .kv = {
+        [ENG_KV_F16] = {kv_store_f16, kv_dot_f16, kv_axpy_f16},
+        [ENG_KV_Q8_0] = {eng_kv_store_q8_0, kv_dot_q8_0, kv_axpy_q8_0},
+    },
     .quantize_act = eng_quantize_act,
 };
 

@@ -174,14 +174,20 @@ typedef struct eng_type_ops {
     eng_gemm_fn gemm;          /* NULL: batches go through vec_dot (the scalar build) */
 } eng_type_ops;
 
+/* One KV cache format: a position's K (or V) is one row of values in it;
+ * a head's slice of n values starts on a block boundary. */
+typedef struct eng_kv_ops {
+    void (*store)(const float *x, void *row, int n);
+    float (*dot)(const void *k, const float *q, int n);
+    void (*axpy)(float *y, float a, const void *v, int n);
+} eng_kv_ops;
+
 typedef struct eng_kernels {
     int isa;
     eng_type_ops type[GGML_TYPE_COUNT];  /* indexed by ggml type id; act == NONE: unsupported */
     /* attention over the f16 KV cache */
-    float (*dot_f16)(const eng_half *k, const float *q, int n);
-    void (*axpy_f16)(float *y, float a, const eng_half *v, int n);
-    void (*to_f16)(const float *x, eng_half *y, int n);
-    eng_attn_fn attn;  /* prefill: a block of queries at once; NULL: per query with dot_f16/axpy_f16 */
+    eng_kv_ops kv[ENG_KV_TYPE_COUNT];  /* indexed by enum eng_kv_type */
+    eng_attn_fn attn;  /* prefill over an f16 cache: a block of queries at once; NULL: per query with kv[] */
     void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 
@@ -195,6 +201,12 @@ typedef struct eng_kernels {
     void eng_packed_dot_##T(int64_t n, const void *group, const void *act, size_t as, int nt, float *out,  \
                             size_t os);
 ENG_PACKED_TYPES(ENG_DECLARE_PACK)
+
+/* Bytes of n values of a KV cache type (n a multiple of its block; kvcache.c). */
+size_t eng_kv_bytes(int type, uint32_t n);
+/* Writes n floats (a multiple of 32) as Q8_0 blocks (the scalar and SIMD
+ * tables share it: a cache row is written once per token). */
+void eng_kv_store_q8_0(const float *x, void *row, int n);
 
 /* Kernels for an instruction set (falls back to the best available row by row). */
 const eng_kernels *eng_kernels_get(int isa);

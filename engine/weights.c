@@ -178,10 +178,23 @@ static size_t packed_bytes(const eng_mat *w) {
     return group_bytes(w) * (size_t)(w->n_out * w->n_expert / ENG_PACK_ROWS);
 }
 
+/* Source pages are dropped after every this many bytes packed: peak resident
+ * memory while packing stays within this of the file's size, however large
+ * one tensor is (an 8B model's output matrix is 430 MB). */
+#define ENG_PACK_DROP_BYTES (8u << 20)
+
+/* Drops the whole pages inside [lo, hi) of the file mapping from this process
+ * (the page cache keeps them; the tensor's neighbours may share the edges). */
+static void drop_pages(const uint8_t *lo, const uint8_t *hi) {
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)lo + page - 1) & ~(page - 1), b = (uintptr_t)hi & ~(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* Copies every packable matrix into its packed layout in one anonymous
  * mapping (huge pages where the kernel gives them: fewer TLB misses while
- * streaming), then drops the file pages it came from out of this process, so
- * resident memory stays about the file's size rather than twice it. */
+ * streaming), dropping the file pages it came from out of this process as it
+ * goes, so resident memory stays about the file's size rather than twice it. */
 static int pack_model(eng_model *m, fc_err *err) {
     size_t cap = (size_t)m->hp.n_layer * ENG_LAYER_MATS + 1, n;
     eng_mat **mats = fc_calloc(cap, sizeof *mats, err);
@@ -202,7 +215,9 @@ static int pack_model(eng_model *m, fc_err *err) {
                           fc_fmt_bytes(total, b, sizeof b), strerror(errno));
     }
     madvise(map, total, MADV_HUGEPAGE);
-    long page = sysconf(_SC_PAGESIZE);
+    /* a file mapping re-reads dropped pages from the page cache; a buffer
+     * would lose them, so only a mapping gets its pages dropped */
+    bool drop = m->gguf->owns_map;
     uint8_t *dst = map;
     for (size_t i = 0; i < n; i++) {
         eng_mat *w = mats[i];
@@ -210,15 +225,18 @@ static int pack_model(eng_model *m, fc_err *err) {
         const eng_type_ops *ops = &eng_kernels_get(ENG_ISA_SCALAR)->type[w->type];
         int64_t n_blocks = w->n_in / ggml_type_get(w->type)->blck, groups = w->n_out * w->n_expert / ENG_PACK_ROWS;
         w->group_bytes = group_bytes(w);
-        for (int64_t g = 0; g < groups; g++)
-            ops->pack(w->data + (size_t)g * ENG_PACK_ROWS * w->row_bytes, w->row_bytes, dst + (size_t)g * w->group_bytes,
-                      n_blocks);
+        const uint8_t *dropped = w->data;
+        for (int64_t g = 0; g < groups; g++) {
+            const uint8_t *src = w->data + (size_t)g * ENG_PACK_ROWS * w->row_bytes;
+            ops->pack(src, w->row_bytes, dst + (size_t)g * w->group_bytes, n_blocks);
+            const uint8_t *done = src + ENG_PACK_ROWS * w->row_bytes;
+            if (drop && (done - dropped >= ENG_PACK_DROP_BYTES || g == groups - 1)) {
+                drop_pages(dropped, done);
+                dropped = done;
+            }
+        }
         w->packed = dst;
         dst += (size_t)groups * w->group_bytes;
-        /* whole pages inside the source tensor only: its neighbours may still be read */
-        uintptr_t lo = ((uintptr_t)w->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-        uintptr_t hi = ((uintptr_t)w->data + (size_t)groups * ENG_PACK_ROWS * w->row_bytes) & ~((uintptr_t)page - 1);
-        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
     }
     m->pack_map = map;
     m->pack_map_bytes = total;

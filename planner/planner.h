@@ -305,9 +305,10 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
 double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_gen, int depth);
 double plan_speed_pp_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_prompt, int depth);
 
-/* For the engine's bench: this machine, CPU placement, fitcheck's kernels. */
-int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_threads, int n_prompt, int n_gen,
-                       int n_depth, double *pp_tps, double *tg_tps, fc_err *err);
+/* For the engine's bench: this machine, CPU placement, fitcheck's kernels,
+ * a KV cache of ggml type kv_type (F16, Q8_0). */
+int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_threads, uint32_t kv_type, int n_prompt,
+                       int n_gen, int n_depth, double *pp_tps, double *tg_tps, fc_err *err);
 
 /* ---- measurements and calibration ---------------------------------------- */
 

@@ -139,8 +139,8 @@ int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summa
     return FC_OK;
 }
 
-int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_threads, int n_prompt, int n_gen,
-                       int n_depth, double *pp_tps, double *tg_tps, fc_err *err) {
+int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_threads, uint32_t kv_type, int n_prompt,
+                       int n_gen, int n_depth, double *pp_tps, double *tg_tps, fc_err *err) {
     plan_efficiency e;
     int rc = plan_efficiency_load(&e, NULL, err);
     if (rc) return rc;
@@ -154,7 +154,7 @@ int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_thread
     plan_speed_place pl;
     memset(&pl, 0, sizeof pl); /* every layer, the output and the experts on device 0 */
     pl.exps_dev = -1;
-    pl.kv_type = GGML_TYPE_F16;
+    pl.kv_type = kv_type;
     rc = plan_speed_loads(&s, m, &pl, err);
     if (rc) return rc;
     if (pp_tps) *pp_tps = plan_speed_pp_tps(&s, &e, n_prompt, n_depth);

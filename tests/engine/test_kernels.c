@@ -357,9 +357,62 @@ static void test_halves(void) {
     float x[37];
     eng_half a[37], b[37];
     for (int i = 0; i < 37; i++) x[i] = rndf() * (i % 2 ? 1e-5f : 300.0f);
-    eng_kernels_get(ENG_ISA_SCALAR)->to_f16(x, a, 37);
-    eng_kernels_get(ENG_ISA_BEST)->to_f16(x, b, 37);
+    eng_kernels_get(ENG_ISA_SCALAR)->kv[ENG_KV_F16].store(x, a, 37);
+    eng_kernels_get(ENG_ISA_BEST)->kv[ENG_KV_F16].store(x, b, 37);
     CHECK(memcmp(a, b, sizeof a) == 0);
+}
+
+/* The KV cache formats: a stored row reads back within the format's
+ * rounding (q8_0: half a step of amax/127 per value), and every ISA's dot and
+ * axpy over it match the double-precision sum over the stored values. */
+static void test_kv(void) {
+    enum { N = 128 };
+    float x[N], q[N], back[N];
+    uint8_t row[N * 2];
+    for (int i = 0; i < N; i++) {
+        x[i] = rndf() * (i < 32 ? 0.01f : 4.0f);
+        q[i] = rndf();
+    }
+    const ggml_type_info *q8 = ggml_type_get(GGML_TYPE_Q8_0);
+    CHECK(eng_kv_bytes(ENG_KV_F16, N) == N * 2 && eng_kv_bytes(ENG_KV_Q8_0, N) == (size_t)(N / 32) * q8->bytes);
+    for (int type = 0; type < ENG_KV_TYPE_COUNT; type++) {
+        const eng_kernels *ref = eng_kernels_get(ENG_ISA_SCALAR);
+        ref->kv[type].store(x, row, N);
+        if (type == ENG_KV_F16) {
+            for (int i = 0; i < N; i++) back[i] = eng_half_to_float(((const eng_half *)row)[i]);
+        } else {
+            ref->type[GGML_TYPE_Q8_0].to_float(row, back, N);
+        }
+        for (int i = 0; i < N; i++) {
+            float amax = 0;
+            for (int j = i / 32 * 32; j < i / 32 * 32 + 32; j++) amax = fmaxf(amax, fabsf(x[j]));
+            /* q8_0: half a step, plus 127 steps times the half-precision scale's error */
+            float tol = type == ENG_KV_F16 ? fabsf(x[i]) / 1024 : amax / 127 * (0.5f + 127.0f / 2048);
+            CHECK_MSG(fabsf(back[i] - x[i]) <= tol, "kv %s value %d: %g stored as %g", eng_kv_type_name(type), i, x[i],
+                      back[i]);
+        }
+        double want = 0, mag = 0;
+        for (int i = 0; i < N; i++) {
+            want += (double)back[i] * q[i];
+            mag += fabs((double)back[i] * q[i]);
+        }
+        for (int isa = ENG_ISA_SCALAR; isa <= eng_isa_best(); isa++) {
+            const eng_kv_ops *ops = &eng_kernels_get(isa)->kv[type];
+            uint8_t row2[N * 2];
+            ops->store(x, row2, N);
+            CHECK_MSG(!memcmp(row, row2, eng_kv_bytes(type, N)), "%s kv %s: stored bytes differ", eng_isa_name(isa),
+                      eng_kv_type_name(type));
+            float got = ops->dot(row, q, N);
+            CHECK_MSG(fabs(got - want) <= DOT_RTOL * mag + 1e-6, "%s kv %s dot: %g vs %g", eng_isa_name(isa),
+                      eng_kv_type_name(type), got, want);
+            float y[N];
+            for (int i = 0; i < N; i++) y[i] = q[i];
+            ops->axpy(y, 0.5f, row, N);
+            int bad = 0;
+            for (int i = 0; i < N; i++) bad += fabsf(y[i] - (q[i] + 0.5f * back[i])) > 1e-6f * (1 + fabsf(y[i]));
+            CHECK_MSG(bad == 0, "%s kv %s axpy: %d values off", eng_isa_name(isa), eng_kv_type_name(type), bad);
+        }
+    }
 }
 
 int main(void) {
@@ -368,6 +421,7 @@ int main(void) {
     test_quantize();
     test_dots();
     test_packed();
+    test_kv();
     test_gemm();
     test_attn();
     printf("best ISA here: %s\n", eng_isa_name(eng_isa_best()));

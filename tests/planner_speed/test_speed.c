@@ -199,14 +199,17 @@ static void test_loads(void) {
     prof.n_cores = 2;
     prof.read_gbs = 50;
     prof.sgemm_gflops_1t = 100;
-    double pp1, tg1, pp2, tg2, pp_d, tg_d;
-    CHECK(plan_predict_bench(&m, &prof, 1, 512, 128, 0, &pp1, &tg1, &err) == FC_OK);
-    CHECK(plan_predict_bench(&m, &prof, 2, 512, 128, 0, &pp2, &tg2, &err) == FC_OK);
-    CHECK(plan_predict_bench(&m, &prof, 2, 512, 128, 4096, &pp_d, &tg_d, &err) == FC_OK);
+    double pp1, tg1, pp2, tg2, pp_d, tg_d, pp_q8, tg_q8;
+    const uint32_t f16 = GGML_TYPE_F16;
+    CHECK(plan_predict_bench(&m, &prof, 1, f16, 512, 128, 0, &pp1, &tg1, &err) == FC_OK);
+    CHECK(plan_predict_bench(&m, &prof, 2, f16, 512, 128, 0, &pp2, &tg2, &err) == FC_OK);
+    CHECK(plan_predict_bench(&m, &prof, 2, f16, 512, 128, 4096, &pp_d, &tg_d, &err) == FC_OK);
+    CHECK(plan_predict_bench(&m, &prof, 2, GGML_TYPE_Q8_0, 512, 128, 4096, &pp_q8, &tg_q8, &err) == FC_OK);
     CHECK(pp1 > 0 && tg1 > 0 && pp2 > pp1 && tg2 >= tg1); /* more threads, more compute */
     CHECK(pp_d < pp2 && tg_d < tg2);                      /* a full cache costs */
+    CHECK(tg_q8 > tg_d && tg_q8 < tg2);                   /* a q8_0 cache costs about half as much */
     prof.read_gbs = 0;
-    CHECK(plan_predict_bench(&m, &prof, 2, 512, 128, 0, &pp1, &tg1, &err) == FC_EINPUT);
+    CHECK(plan_predict_bench(&m, &prof, 2, f16, 512, 128, 0, &pp1, &tg1, &err) == FC_EINPUT);
     /* A layer on a device that does not exist is refused. */
     pl.layer_dev[1] = 5;
     CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_EINPUT);
