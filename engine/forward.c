@@ -128,6 +128,18 @@ static void mm_worker(void *arg, int ith, int nth) {
         if (w->packed) { /* 8 rows per call, all tokens at once */
             int64_t groups = w->n_out / ENG_PACK_ROWS;
             const uint8_t *g0 = w->packed + (size_t)(t->jobs[j].expert * groups) * w->group_bytes;
+            if (t->nt > 1 && ops->gemm_packed) {
+                /* the GEMM unpacks a panel once for all tokens; whole tiles per thread */
+                const int64_t per_tile = ENG_GEMM_ROWS / ENG_PACK_ROWS;
+                eng_split((groups + per_tile - 1) / per_tile, ith, nth, &lo, &hi);
+                lo *= per_tile;
+                hi = hi * per_tile < groups ? hi * per_tile : groups;
+                if (hi > lo)
+                    ops->gemm_packed(w->n_in, g0 + (size_t)lo * w->group_bytes, w->group_bytes,
+                                     (hi - lo) * ENG_PACK_ROWS, act, as, t->nt, out + lo * ENG_PACK_ROWS,
+                                     (size_t)w->n_out);
+                continue;
+            }
             eng_split(groups, ith, nth, &lo, &hi);
             for (int64_t g = lo; g < hi; g++)
                 ops->packed_dot(w->n_in, g0 + (size_t)g * w->group_bytes, act, as, t->nt, out + g * ENG_PACK_ROWS,

@@ -213,6 +213,7 @@ static inline void transpose_store(const __m256i *r, uint8_t *p, size_t stride) 
 #define GEMM_FROWS (GEMM_FRV * VL)
 static_assert(ENG_GEMM_ROWS % GEMM_ROWS == 0 && ENG_GEMM_ROWS % GEMM_FROWS == 0, "threads split rows in whole tiles");
 static_assert(GEMM_KC % QK_K == 0, "a packed chunk holds whole K-quant blocks");
+static_assert(VL % ENG_PACK_ROWS == 0 && GEMM_ROWS % ENG_PACK_ROWS == 0, "a row vector holds whole packed groups");
 static_assert(GEMM_FKC % 8 == 0, "float panels are packed 8 columns at a time");
 
 /* Token-count dispatch: a tile's loops must unroll over a constant nr so its
@@ -288,6 +289,29 @@ ALWAYS_INLINE void qtile(const uint8_t *panel, int64_t nb, const uint8_t *act, s
     STORE_TILE(GEMM_RV, acc, out, os, nrows, accumulate, nr)
 }
 
+/* The quantized GEMM over panels: PACK fills a panel from rows (STEP 1:
+ * row-major, rs bytes apart) or from packed groups (STEP ENG_PACK_ROWS: group_bytes
+ * apart) and TILE runs it against every token. */
+#define DEFINE_QDRIVER(NAME, PACK, TILE, BLCK, STEP)                                                                 \
+    static void NAME(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt,           \
+                     float *out, size_t os) {                                                                          \
+        _Alignas(64) uint8_t panel[QPANEL_BYTES];                                                                      \
+        for (int64_t r0 = 0; r0 < nrows; r0 += GEMM_ROWS) {                                                            \
+            int mr = nrows - r0 < GEMM_ROWS ? (int)(nrows - r0) : GEMM_ROWS;                                           \
+            for (int64_t k0 = 0; k0 < n; k0 += GEMM_KC) {                                                              \
+                int64_t kc = n - k0 < GEMM_KC ? n - k0 : GEMM_KC;                                                      \
+                PACK((const uint8_t *)w + (size_t)(r0 / (STEP)) * rs, rs, (mr + (STEP) - 1) / (STEP), k0 / (BLCK),      \
+                     kc / (BLCK), panel);                                                                              \
+                for (int t0 = 0; t0 < nt; t0 += GEMM_NR) {                                                             \
+                    switch (nt - t0 < GEMM_NR ? nt - t0 : GEMM_NR) {                                                   \
+                        QNR_CASES(TILE, panel, kc / 32, (const uint8_t *)act + (size_t)t0 * as, as, k0 / 32,           \
+                                  out + (size_t)t0 * os + r0, os, mr, k0 > 0)                                          \
+                    }                                                                                                  \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+
 /* SIGNED: q holds signed bytes (Q8_0, IQ4_NL). SUB16: scales change every 16
  * elements (Q6_K). HAS_OFF: offsets are non-zero. pack_<type> unpacks
  * super-blocks [ib0, ib0 + nib) of nrows (<= GEMM_ROWS) rows into the panel;
@@ -327,23 +351,7 @@ ALWAYS_INLINE void qtile(const uint8_t *panel, int64_t nb, const uint8_t *act, s
         qtile(panel, nb, act, as, ab0, out, os, nrows, accumulate, (SUB16) ? 2 : 1,                                    \
               (SIGNED) && !GEMM_FLIP_SIGNED, (HAS_OFF) || ((SIGNED) && GEMM_FLIP_SIGNED), nr);                         \
     }                                                                                                                  \
-    static void gemm_##T(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt,       \
-                         float *out, size_t os) {                                                                      \
-        _Alignas(64) uint8_t panel[QPANEL_BYTES];                                                                      \
-        for (int64_t r0 = 0; r0 < nrows; r0 += GEMM_ROWS) {                                                            \
-            int mr = nrows - r0 < GEMM_ROWS ? (int)(nrows - r0) : GEMM_ROWS;                                           \
-            for (int64_t k0 = 0; k0 < n; k0 += GEMM_KC) {                                                              \
-                int64_t kc = n - k0 < GEMM_KC ? n - k0 : GEMM_KC;                                                      \
-                pack_##T((const uint8_t *)w + (size_t)r0 * rs, rs, mr, k0 / (BLCK), kc / (BLCK), panel);               \
-                for (int t0 = 0; t0 < nt; t0 += GEMM_NR) {                                                             \
-                    switch (nt - t0 < GEMM_NR ? nt - t0 : GEMM_NR) {                                                   \
-                        QNR_CASES(qtile_##T, panel, kc / 32, (const uint8_t *)act + (size_t)t0 * as, as, k0 / 32,      \
-                                  out + (size_t)t0 * os + r0, os, mr, k0 > 0)                                          \
-                    }                                                                                                  \
-                }                                                                                                      \
-            }                                                                                                          \
-        }                                                                                                              \
-    }
+    DEFINE_QDRIVER(gemm_##T, pack_##T, qtile_##T, BLCK, 1)
 
 DEFINE_QGEMM(q4_0, 32, 0, 0, 1)
 DEFINE_QGEMM(q4_1, 32, 0, 0, 1)
@@ -354,6 +362,106 @@ DEFINE_QGEMM(iq4_nl, 32, 1, 0, 0)
 DEFINE_QGEMM(q4_K, 256, 0, 0, 1)
 DEFINE_QGEMM(q5_K, 256, 0, 0, 1)
 DEFINE_QGEMM(q6_K, 256, 0, 1, 1)
+
+/* ---- packed weights (quant.h pk_*): the panel filled from 8-row groups -------------
+ * A packed group already holds 8 rows' weights in 4-byte granules, the panel's
+ * own order: register g of a 32-block is granule g of VL / 8 consecutive
+ * groups side by side, so filling the panel is a copy, with no transpose.
+ * pw_<type> unpacks sub-block j's 8 granule vectors of one group (bytes as
+ * load_<type> gives them), ps_<type> its 8 rows' scales and offsets per 16
+ * weights; both follow the layout comments in quant.h. */
+ALWAYS_INLINE void pk_nib(const uint8_t *qs, __m256i W[8]) {
+    for (int v = 0; v < 4; v++) {
+        __m256i x = load32(qs + 32 * v);
+        W[2 * v] = nib_half(x, 0);
+        W[2 * v + 1] = nib_half(x, 1);
+    }
+}
+ALWAYS_INLINE void pw_q4_0(const pk_q4_0 *x, int j, __m256i W[8]) { (void)j; pk_nib(x->qs, W); }
+ALWAYS_INLINE void pw_q8_0(const pk_q8_0 *x, int j, __m256i W[8]) {
+    (void)j;
+    for (int g = 0; g < 8; g++) W[g] = load32(x->qs + 32 * g);
+}
+ALWAYS_INLINE void pw_q4_K(const pk_q4_K *x, int j, __m256i W[8]) { pk_nib(x->sub[j].qs, W); }
+/* Bits 2k..2k+1 of qh vector u become bits 4..5 of granule 4u + k. */
+ALWAYS_INLINE void pw_q6_K(const pk_q6_K *x, int j, __m256i W[8]) {
+    const __m256i m = _mm256_set1_epi8(0x30);
+    pk_nib(x->sub[j].ql, W);
+    for (int u = 0; u < 2; u++) {
+        __m256i h = load32(x->sub[j].qh + 32 * u);
+        W[4 * u] = _mm256_or_si256(W[4 * u], _mm256_and_si256(_mm256_slli_epi16(h, 4), m));
+        W[4 * u + 1] = _mm256_or_si256(W[4 * u + 1], _mm256_and_si256(_mm256_slli_epi16(h, 2), m));
+        W[4 * u + 2] = _mm256_or_si256(W[4 * u + 2], _mm256_and_si256(h, m));
+        W[4 * u + 3] = _mm256_or_si256(W[4 * u + 3], _mm256_and_si256(_mm256_srli_epi16(h, 2), m));
+    }
+}
+ALWAYS_INLINE void ps_q4_0(const pk_q4_0 *x, int j, float sc[2][8], float off[2][8]) {
+    (void)j;
+    for (int r = 0; r < 8; r++) {
+        sc[0][r] = sc[1][r] = eng_half_to_float(x->d[r]);
+        off[0][r] = off[1][r] = -8.0f * sc[0][r];
+    }
+}
+ALWAYS_INLINE void ps_q8_0(const pk_q8_0 *x, int j, float sc[2][8], float off[2][8]) {
+    (void)j;
+    for (int r = 0; r < 8; r++) {
+        sc[0][r] = sc[1][r] = eng_half_to_float(x->d[r]);
+        off[0][r] = off[1][r] = 0.0f;
+    }
+}
+ALWAYS_INLINE void ps_q4_K(const pk_q4_K *x, int j, float sc[2][8], float off[2][8]) {
+    for (int r = 0; r < 8; r++) {
+        sc[0][r] = sc[1][r] = eng_half_to_float(x->d[r]) * x->sub[j].sc[r];
+        off[0][r] = off[1][r] = -eng_half_to_float(x->dmin[r]) * x->sub[j].m[r];
+    }
+}
+ALWAYS_INLINE void ps_q6_K(const pk_q6_K *x, int j, float sc[2][8], float off[2][8]) {
+    for (int h = 0; h < 2; h++)
+        for (int r = 0; r < 8; r++) {
+            sc[h][r] = eng_half_to_float(x->d[r]) * x->sub[j].sc[h][r];
+            off[h][r] = -32.0f * sc[h][r];
+        }
+}
+
+/* ppack_<type> fills the panel from ngroups (<= GEMM_ROWS / 8) groups, gb bytes
+ * apart, super-blocks [ib0, ib0 + nib); missing groups are zero. */
+#define DEFINE_PGEMM(T, BLCK, SIGNED, SUB16)                                                                           \
+    static void ppack_##T(const uint8_t *groups, size_t gb, int ngroups, int64_t ib0, int64_t nib, uint8_t *panel) {   \
+        enum { NSUB = (SUB16) ? 2 : 1, NJ = (BLCK) / 32, FLIP = (SIGNED) && GEMM_FLIP_SIGNED };                         \
+        for (int64_t ib = 0; ib < nib; ib++)                                                                           \
+            for (int rv = 0; rv < GEMM_RV; rv++)                                                                       \
+                for (int j = 0; j < NJ; j++) {                                                                         \
+                    uint8_t *p = panel + ((size_t)(ib * NJ + j) * GEMM_RV + rv) * QPACK_BYTES(NSUB);                   \
+                    float *f = (float *)(p + 32 * VL);                                                                 \
+                    for (int h8 = 0; h8 < VL / ENG_PACK_ROWS; h8++) {                                                  \
+                        int gi = rv * (VL / ENG_PACK_ROWS) + h8;                                                       \
+                        __m256i W[8];                                                                                  \
+                        float sc[2][8] = {{0}}, off[2][8] = {{0}};                                                     \
+                        if (gi < ngroups) {                                                                            \
+                            const pk_##T *x = (const pk_##T *)(groups + (size_t)gi * gb) + ib0 + ib;                   \
+                            pw_##T(x, j, W);                                                                           \
+                            ps_##T(x, j, sc, off);                                                                     \
+                        } else {                                                                                       \
+                            for (int g = 0; g < 8; g++) W[g] = _mm256_setzero_si256();                                 \
+                        }                                                                                              \
+                        for (int g = 0; g < 8; g++) {                                                                  \
+                            if (FLIP) W[g] = _mm256_xor_si256(W[g], _mm256_set1_epi8((char)0x80));                     \
+                            _mm256_store_si256((__m256i *)(p + (size_t)g * VL * 4 + h8 * 32), W[g]);                   \
+                        }                                                                                              \
+                        for (int h = 0; h < NSUB; h++)                                                                 \
+                            for (int r = 0; r < ENG_PACK_ROWS; r++) {                                                  \
+                                f[h * VL + h8 * 8 + r] = sc[h][r];                                                     \
+                                f[(NSUB + h) * VL + h8 * 8 + r] = off[h][r] - (FLIP ? 128.0f * sc[h][r] : 0.0f);       \
+                            }                                                                                          \
+                    }                                                                                                  \
+                }                                                                                                      \
+    }                                                                                                                  \
+    DEFINE_QDRIVER(gemm_packed_##T, ppack_##T, qtile_##T, BLCK, ENG_PACK_ROWS)
+
+DEFINE_PGEMM(q4_0, 32, 0, 0)
+DEFINE_PGEMM(q8_0, 32, 1, 0)
+DEFINE_PGEMM(q4_K, 256, 0, 0)
+DEFINE_PGEMM(q6_K, 256, 0, 1)
 
 /* ---- float weights ----------------------------------------------------------------
  * Packed panel: column k of row vector rv at (k * GEMM_FRV + rv) * VL floats. */
@@ -590,6 +698,10 @@ void FILL_FN(eng_kernels *k) {
     SET_GEMM(GGML_TYPE_Q4_K, q4_K);
     SET_GEMM(GGML_TYPE_Q5_K, q5_K);
     SET_GEMM(GGML_TYPE_Q6_K, q6_K);
+    k->type[GGML_TYPE_Q4_0].gemm_packed = gemm_packed_q4_0;
+    k->type[GGML_TYPE_Q8_0].gemm_packed = gemm_packed_q8_0;
+    k->type[GGML_TYPE_Q4_K].gemm_packed = gemm_packed_q4_K;
+    k->type[GGML_TYPE_Q6_K].gemm_packed = gemm_packed_q6_K;
     k->attn = attn;
     k->quantize_act = quantize_act;
 }

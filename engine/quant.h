@@ -172,6 +172,9 @@ typedef struct eng_type_ops {
     eng_unpack_fn unpack;
     eng_packed_dot_fn packed_dot;
     eng_gemm_fn gemm;          /* NULL: batches go through vec_dot (the scalar build) */
+    /* gemm over packed groups: w is the first group, row_bytes the group bytes,
+     * nrows a multiple of ENG_PACK_ROWS; NULL: batches go through packed_dot */
+    eng_gemm_fn gemm_packed;
 } eng_type_ops;
 
 /* One KV cache format: a position's K (or V) is one row of values in it;

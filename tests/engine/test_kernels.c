@@ -125,6 +125,34 @@ static void test_dots(void) {
 #define GEMM_MAX_ROWS 45
 #define GEMM_MAX_TOK 13
 
+/* The packed GEMM on the same rows packed into groups: whole groups, so the
+ * first multiple of ENG_PACK_ROWS rows (at least one group). Returns the
+ * number of wrong outputs. */
+static int check_gemm_packed(const eng_kernels *k, const eng_kernels *ref, uint32_t type,
+                             uint8_t (*w)[MAX_N * 4], int64_t n, size_t rb, int nrows, const void *act, size_t as,
+                             int nt) {
+    static uint8_t rows[ENG_PACK_ROWS * MAX_N * 4], groups[GEMM_MAX_ROWS * MAX_N * 4];
+    static float out[GEMM_MAX_TOK][GEMM_MAX_ROWS];
+    const eng_type_ops *o = &k->type[type];
+    int64_t nb = n / ggml_type_get(type)->blck;
+    size_t gb = o->pack_bytes * (size_t)nb;
+    int ng = nrows < ENG_PACK_ROWS ? 1 : nrows / ENG_PACK_ROWS, bad = 0;
+    for (int g = 0; g < ng; g++) {
+        for (int r = 0; r < ENG_PACK_ROWS; r++) memcpy(rows + r * rb, w[g * ENG_PACK_ROWS + r], rb);
+        o->pack(rows, rb, groups + g * gb, nb);
+    }
+    o->gemm_packed(n, groups, gb, ng * ENG_PACK_ROWS, act, as, nt, &out[0][0], GEMM_MAX_ROWS);
+    for (int t = 0; t < nt; t++)
+        for (int r = 0; r < ng * ENG_PACK_ROWS; r++) {
+            double mag, want = ref_dot(ref, type, w[r], (const uint8_t *)act + t * as, n, &mag);
+            if (!(fabs(out[t][r] - want) <= DOT_RTOL * mag + 1e-6)) {
+                if (!bad) fprintf(stderr, "packed row %d token %d: %g vs %g\n", r, t, out[t][r], want);
+                bad++;
+            }
+        }
+    return bad;
+}
+
 static void test_gemm(void) {
     static uint8_t w[GEMM_MAX_ROWS][MAX_N * 4];
     static float x[GEMM_MAX_TOK][MAX_N];
@@ -175,6 +203,10 @@ static void test_gemm(void) {
                             }
                         CHECK_MSG(!bad, "%s %s gemm n=%lld rows=%d nt=%d: %d wrong", eng_isa_name(isa), ti->name,
                                   (long long)n, nrows, nt, bad);
+                        if (k->type[type].gemm_packed)
+                            bad = check_gemm_packed(k, ref, type, w, n, rb, nrows, act, as, nt);
+                        CHECK_MSG(!bad, "%s %s packed gemm n=%lld rows=%d nt=%d: %d wrong", eng_isa_name(isa),
+                                  ti->name, (long long)n, nrows, nt, bad);
                     }
             }
         }
