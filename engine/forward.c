@@ -193,9 +193,8 @@ static void attn_worker(void *arg, int ith, int nth) {
     size_t k_head = eng_kv_bytes(c->p.type_k, hd), v_head = eng_kv_bytes(c->p.type_v, hv);
     float *att = c->att + (size_t)ith * c->p.n_ctx;
     int64_t lo, hi;
-    if (t->nt > 1 && c->k->attn && c->p.type_k == ENG_KV_F16 && c->p.type_v == ENG_KV_F16 &&
-        hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 && hd <= ENG_ATTN_DIM_MAX &&
-        hv <= ENG_ATTN_DIM_MAX) {
+    if (t->nt > 1 && c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
+        hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX) {
         /* head-major items: every thread gets all token blocks (short and long
          * key ranges alike) of its share of heads */
         int64_t nb = (t->nt + ENG_ATTN_QB - 1) / ENG_ATTN_QB;
@@ -204,7 +203,7 @@ static void attn_worker(void *arg, int ith, int nth) {
             uint32_t h = (uint32_t)(item / nb), kvh = h / (n_head / n_kv), t0 = (uint32_t)(item % nb) * ENG_ATTN_QB;
             int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
             c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, t->L->swa ? window : 0,
-                       (const eng_half *)(kc + kvh * k_head), (const eng_half *)(vc + kvh * v_head), c->kv_dim,
+                       kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v,
                        (int)hd, (int)hv, c->m->attn_scale,
                        c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);
         }

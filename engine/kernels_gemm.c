@@ -531,7 +531,7 @@ DEFINE_FGEMM(bf16)
 
 /* ---- prefill attention ---------------------------------------------------------------
  * A block of queries of one head meets the keys ATT_KB at a time. The key block
- * is converted to f32 and transposed once (lanes = keys) and serves every
+ * (f16 or q8_0 cache rows) is converted to f32 and transposed once (lanes = keys) and serves every
  * query: scores are FMAs of ATT_QR queries x 4 key vectors with no horizontal
  * sums. Softmax runs online (a running max and sum per query, rescaling the
  * partial output when the max grows), so no buffer of context length is
@@ -597,10 +597,22 @@ ALWAYS_INLINE void att_values(const att_keys *sb, const att_row *vb, int nk, int
         for (int c = 0; c < 4; c++) fv_store(&ob[i][d0 + c * VL], acc[i][c]);
 }
 
+/* 8 cache values of a row from element d (a multiple of 8) as floats: f16, or
+ * q8_0 blocks (the 8 lie in one block). */
+static inline __m256 kv_load8(const uint8_t *row, int type, int d) {
+    if (type == ENG_KV_Q8_0) {
+        const blk_q8_0 *b = (const blk_q8_0 *)row + d / QK32;
+        __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(b->qs + d % QK32)));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(eng_half_to_float(b->d)));
+    }
+    return load8_f16(row, d);
+}
+
 static uint32_t att_first(uint32_t pos, uint32_t window) { return window && pos + 1 > window ? pos + 1 - window : 0; }
 
-static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t window, const eng_half *k,
-                 const eng_half *v, size_t kvs, int hd, int hv, float scale, float *out, size_t os) {
+static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t window, const uint8_t *k, size_t k_row,
+                 int type_k, const uint8_t *v, size_t v_row, int type_v, int hd, int hv, float scale, float *out,
+                 size_t os) {
     _Alignas(64) att_row qb[ENG_ATTN_QB], ob[ENG_ATTN_QB], vb[ATT_KB];
     _Alignas(64) att_keys kt[ENG_ATTN_DIM_MAX], sb[ENG_ATTN_QB];
     float mx[ENG_ATTN_QB], sum[ENG_ATTN_QB];
@@ -618,12 +630,13 @@ static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t wind
             for (int d0 = 0; d0 < hd; d0 += 8) {
                 __m256i rows[VL];
                 for (int i = 0; i < VL; i++)
-                    rows[i] = j0 + i < nk ? _mm256_castps_si256(load8_f16(k + (size_t)(s0 + j0 + i) * kvs, d0))
+                    rows[i] = j0 + i < nk ? _mm256_castps_si256(kv_load8(k + (size_t)(s0 + j0 + i) * k_row, type_k, d0))
                                           : _mm256_setzero_si256();
                 transpose_store(rows, (uint8_t *)&kt[d0][j0], sizeof(att_keys));
             }
         for (int j = 0; j < nk; j++)
-            for (int d = 0; d < hv; d += 8) _mm256_store_ps(&vb[j][d], load8_f16(v + (size_t)(s0 + j) * kvs, d));
+            for (int d = 0; d < hv; d += 8)
+                _mm256_store_ps(&vb[j][d], kv_load8(v + (size_t)(s0 + j) * v_row, type_v, d));
         for (int i = 0; i < ENG_ATTN_QB; i += ATT_QR) att_scores(qb + i, kt, hd, sb + i);
         for (int i = 0; i < nq; i++) {
             uint32_t pos = pos0 + (uint32_t)i;

@@ -139,13 +139,14 @@ typedef void (*eng_gemm_fn)(int64_t n, const void *w, size_t row_bytes, int64_t 
 #define ENG_GEMM_ROWS 32
 /* Causal attention of one head for nq <= ENG_ATTN_QB queries at positions
  * pos0..pos0+nq-1 (query i at q + i * q_stride floats, its output at out +
- * i * out_stride) over the f16 cache rows of this head (row s of k, v at
- * + s * kv_stride): query i sees keys [pos + 1 - window, pos] (window 0: from
- * 0). Scores are scaled by scale. hd, hv: multiples of ENG_ATTN_DIM_ALIGN, at
- * most ENG_ATTN_DIM_MAX. */
+ * i * out_stride) over this head's slice of the KV cache: row s of k at
+ * k + s * k_row bytes in cache type type_k (enum eng_kv_type), v likewise.
+ * Query i sees keys [pos + 1 - window, pos] (window 0: from 0). Scores are
+ * scaled by scale. hd, hv: multiples of ENG_ATTN_DIM_ALIGN, at most
+ * ENG_ATTN_DIM_MAX. */
 typedef void (*eng_attn_fn)(const float *q, size_t q_stride, int nq, uint32_t pos0, uint32_t window,
-                            const eng_half *k, const eng_half *v, size_t kv_stride, int hd, int hv, float scale,
-                            float *out, size_t out_stride);
+                            const uint8_t *k, size_t k_row, int type_k, const uint8_t *v, size_t v_row, int type_v,
+                            int hd, int hv, float scale, float *out, size_t out_stride);
 #define ENG_ATTN_QB 16
 #define ENG_ATTN_DIM_ALIGN 64
 #define ENG_ATTN_DIM_MAX 256

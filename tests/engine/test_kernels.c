@@ -213,63 +213,75 @@ static void test_gemm(void) {
     }
 }
 
-/* Prefill attention against softmax(q.K * scale)V in double: query blocks
+/* Prefill attention against softmax(q.K * scale)V in double, over f16 and
+ * q8_0 cache rows: query blocks
  * that start at 0 and deep into the cache, partial key blocks, a sliding
  * window, both head sizes of the supported range's ends. */
 #define ATT_CTX 300
 #define ATT_RTOL 1e-4
 
 static void test_attn(void) {
-    static eng_half kc[ATT_CTX][ENG_ATTN_DIM_MAX], vc[ATT_CTX][ENG_ATTN_DIM_MAX];
+    /* cache rows (bytes, f16 or q8_0) and the values they hold */
+    static uint8_t kc[ATT_CTX][ENG_ATTN_DIM_MAX * 2], vc[ATT_CTX][ENG_ATTN_DIM_MAX * 2];
+    static float kf[ATT_CTX][ENG_ATTN_DIM_MAX], vf[ATT_CTX][ENG_ATTN_DIM_MAX], x[ENG_ATTN_DIM_MAX];
     static float q[ENG_ATTN_QB][ENG_ATTN_DIM_MAX], out[ENG_ATTN_QB][ENG_ATTN_DIM_MAX + 1];
     const int dims[] = {ENG_ATTN_DIM_ALIGN, ENG_ATTN_DIM_MAX};
     const uint32_t pos0s[] = {0, 5, 130, ATT_CTX - ENG_ATTN_QB}, windows[] = {0, 37};
-    for (int j = 0; j < ATT_CTX; j++)
-        for (int d = 0; d < ENG_ATTN_DIM_MAX; d++) {
-            kc[j][d] = eng_float_to_half(rndf());
-            vc[j][d] = eng_float_to_half(rndf());
+    const eng_kernels *sk = eng_kernels_get(ENG_ISA_SCALAR);
+    for (int type = 0; type < ENG_KV_TYPE_COUNT; type++) {
+        for (int j = 0; j < ATT_CTX; j++) {
+            for (int d = 0; d < ENG_ATTN_DIM_MAX; d++) x[d] = rndf();
+            sk->kv[type].store(x, kc[j], ENG_ATTN_DIM_MAX);
+            for (int d = 0; d < ENG_ATTN_DIM_MAX; d++) x[d] = rndf();
+            sk->kv[type].store(x, vc[j], ENG_ATTN_DIM_MAX);
+            memset(kf[j], 0, sizeof kf[j]);
+            memset(vf[j], 0, sizeof vf[j]);
+            sk->kv[type].axpy(kf[j], 1.0f, kc[j], ENG_ATTN_DIM_MAX); /* the cached values, exactly */
+            sk->kv[type].axpy(vf[j], 1.0f, vc[j], ENG_ATTN_DIM_MAX);
         }
-    for (int isa = ENG_ISA_AVX2; isa <= eng_isa_best(); isa++) {
-        const eng_kernels *k = eng_kernels_get(isa);
-        CHECK_MSG(k->attn, "%s has no prefill attention", eng_isa_name(isa));
-        if (!k->attn) continue;
-        for (size_t di = 0; di < FC_ARRAY_LEN(dims); di++)
-            for (size_t pi = 0; pi < FC_ARRAY_LEN(pos0s); pi++)
-                for (size_t wi = 0; wi < FC_ARRAY_LEN(windows); wi++)
-                    for (int nq = 1; nq <= ENG_ATTN_QB; nq += ENG_ATTN_QB - 3) {
-                        int hd = dims[di];
-                        uint32_t pos0 = pos0s[pi], window = windows[wi];
-                        float scale = 1.0f / sqrtf((float)hd);
-                        for (int i = 0; i < nq; i++)
-                            for (int d = 0; d < hd; d++) q[i][d] = rndf() * 4;
-                        k->attn(&q[0][0], ENG_ATTN_DIM_MAX, nq, pos0, window, &kc[0][0], &vc[0][0], ENG_ATTN_DIM_MAX, hd,
-                                hd, scale, &out[0][0], ENG_ATTN_DIM_MAX + 1);
-                        int bad = 0;
-                        for (int i = 0; i < nq; i++) {
-                            uint32_t pos = pos0 + (uint32_t)i, first = window && pos + 1 > window ? pos + 1 - window : 0;
-                            double sc[ATT_CTX], mx = -1e300, sum = 0;
-                            for (uint32_t j = first; j <= pos; j++) {
-                                sc[j] = 0;
-                                for (int d = 0; d < hd; d++) sc[j] += (double)q[i][d] * eng_half_to_float(kc[j][d]);
-                                sc[j] *= scale;
-                                mx = sc[j] > mx ? sc[j] : mx;
-                            }
-                            for (uint32_t j = first; j <= pos; j++) sum += sc[j] = exp(sc[j] - mx);
-                            for (int d = 0; d < hd; d++) {
-                                double want = 0, mag = 0;
+        for (int isa = ENG_ISA_AVX2; isa <= eng_isa_best(); isa++) {
+            const eng_kernels *k = eng_kernels_get(isa);
+            CHECK_MSG(k->attn, "%s has no prefill attention", eng_isa_name(isa));
+            if (!k->attn) continue;
+            for (size_t di = 0; di < FC_ARRAY_LEN(dims); di++)
+                for (size_t pi = 0; pi < FC_ARRAY_LEN(pos0s); pi++)
+                    for (size_t wi = 0; wi < FC_ARRAY_LEN(windows); wi++)
+                        for (int nq = 1; nq <= ENG_ATTN_QB; nq += ENG_ATTN_QB - 3) {
+                            int hd = dims[di];
+                            uint32_t pos0 = pos0s[pi], window = windows[wi];
+                            float scale = 1.0f / sqrtf((float)hd);
+                            for (int i = 0; i < nq; i++)
+                                for (int d = 0; d < hd; d++) q[i][d] = rndf() * 4;
+                            k->attn(&q[0][0], ENG_ATTN_DIM_MAX, nq, pos0, window, kc[0], sizeof kc[0], type, vc[0],
+                                    sizeof vc[0], type, hd, hd, scale, &out[0][0], ENG_ATTN_DIM_MAX + 1);
+                            int bad = 0;
+                            for (int i = 0; i < nq; i++) {
+                                uint32_t pos = pos0 + (uint32_t)i;
+                                uint32_t first = window && pos + 1 > window ? pos + 1 - window : 0;
+                                double sc[ATT_CTX], mx = -1e300, sum = 0;
                                 for (uint32_t j = first; j <= pos; j++) {
-                                    want += sc[j] / sum * eng_half_to_float(vc[j][d]);
-                                    mag += fabs(sc[j] / sum * eng_half_to_float(vc[j][d]));
+                                    sc[j] = 0;
+                                    for (int d = 0; d < hd; d++) sc[j] += (double)q[i][d] * kf[j][d];
+                                    sc[j] *= scale;
+                                    mx = sc[j] > mx ? sc[j] : mx;
                                 }
-                                if (!(fabs(out[i][d] - want) <= ATT_RTOL * mag + 1e-6)) {
-                                    if (!bad) fprintf(stderr, "query %d dim %d: %g vs %g\n", i, d, out[i][d], want);
-                                    bad++;
+                                for (uint32_t j = first; j <= pos; j++) sum += sc[j] = exp(sc[j] - mx);
+                                for (int d = 0; d < hd; d++) {
+                                    double want = 0, mag = 0;
+                                    for (uint32_t j = first; j <= pos; j++) {
+                                        want += sc[j] / sum * vf[j][d];
+                                        mag += fabs(sc[j] / sum * vf[j][d]);
+                                    }
+                                    if (!(fabs(out[i][d] - want) <= ATT_RTOL * mag + 1e-6)) {
+                                        if (!bad) fprintf(stderr, "query %d dim %d: %g vs %g\n", i, d, out[i][d], want);
+                                        bad++;
+                                    }
                                 }
                             }
+                            CHECK_MSG(!bad, "%s attention %s cache hd=%d pos0=%u window=%u nq=%d: %d wrong",
+                                      eng_isa_name(isa), eng_kv_type_name(type), hd, pos0, window, nq, bad);
                         }
-                        CHECK_MSG(!bad, "%s attention hd=%d pos0=%u window=%u nq=%d: %d wrong", eng_isa_name(isa), hd,
-                                  pos0, window, nq, bad);
-                    }
+        }
     }
 }
 
