@@ -204,7 +204,6 @@ DEFINE_QDOT(q6_K, 256, 0, 1, 1)
  * scale and E their offset multiplier. Each type supplies its weights
  * (pkw_T), its per-32 scales (pks_T) and D and E (pkd_T); SCALE says whether
  * the integer scales are absent (0), per 32 (1) or per 16 weights (2). */
-#define ENG_PACK_NT 4 /* tokens per pass over a group: its weights unpacked once for all */
 /* Every cache line of a group-block is asked for this far ahead: a
  * group-block holds several streams' worth of lines (scales, weights). */
 #define ENG_PACK_PREFETCH_BYTES 2048
@@ -282,53 +281,42 @@ ALWAYS_INLINE void pkd_q6_K(const pk_q6_K *x, __m256 *d, __m256 *e) {
 }
 
 #define DEFINE_PACKED(T, BLCK, SIGNED, SCALE)                                                                \
-    /* ntk tokens (a compile-time constant after inlining) over one group */                                \
-    ALWAYS_INLINE void pkrun_##T(int64_t nb, const pk_##T *x, const uint8_t *act, size_t as, float *out,     \
-                                 size_t os, const int ntk) {                                                 \
-        __m256 acc[ENG_PACK_NT], A[ENG_PACK_NT], B[ENG_PACK_NT];                                             \
-        for (int t = 0; t < ntk; t++) acc[t] = _mm256_setzero_ps();                                         \
+    /* One token over one group (decoding; prefill runs kernels_gemm.c's tiles). */                         \
+    ALWAYS_INLINE void pkrun_##T(int64_t nb, const pk_##T *x, const eng_q8a *a, float *out) {               \
+        __m256 acc = _mm256_setzero_ps();                                                                    \
         for (int64_t ib = 0; ib < nb; ib++, x++) {                                                           \
             for (size_t off = 0; off < sizeof *x; off += 64)                                                 \
                 _mm_prefetch((const char *)x + ENG_PACK_PREFETCH_BYTES + off, _MM_HINT_T0);                  \
-            for (int t = 0; t < ntk; t++) A[t] = B[t] = _mm256_setzero_ps();                                \
-            for (int j = 0; j < (BLCK) / 32; j++) {                                                          \
-                __m256i W[8], s0 = _mm256_setzero_si256(), s1 = s0;                                          \
+            __m256 A = _mm256_setzero_ps(), B = A;                                                           \
+            for (int j = 0; j < (BLCK) / 32; j++, a++) {                                                     \
+                __m256i W[8], s0 = _mm256_setzero_si256(), s1 = s0, lo = s0, hi = s0;                        \
                 __m256 o0, o1;                                                                               \
                 pkw_##T(x, j, W);                                                                            \
                 pks_##T(x, j, &s0, &s1, &o0, &o1);                                                           \
-                for (int t = 0; t < ntk; t++) {                                                              \
-                    const eng_q8a *a = (const eng_q8a *)(act + t * as) + ib * ((BLCK) / 32) + j;            \
-                    __m256i lo = _mm256_setzero_si256(), hi = lo;                                            \
-                    for (int g = 0; g < 4; g++) {                                                            \
-                        lo = (SIGNED) ? dp_s8(lo, W[g], bcast4(a->qs + 4 * g)) : dp_u8(lo, W[g], bcast4(a->qs + 4 * g)); \
-                        hi = (SIGNED) ? dp_s8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g))                     \
-                                      : dp_u8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g));                     \
-                    }                                                                                        \
-                    __m256i I = (SCALE) == 0 ? _mm256_add_epi32(lo, hi)                                      \
-                              : (SCALE) == 1 ? _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s0)              \
-                                             : _mm256_add_epi32(_mm256_mullo_epi32(lo, s0), _mm256_mullo_epi32(hi, s1)); \
-                    A[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(I), _mm256_set1_ps(a->d), A[t]);               \
-                    if ((SCALE) == 2)                                                                        \
-                        B[t] = _mm256_fmadd_ps(o1, _mm256_set1_ps(a->ds[1]),                                 \
-                                               _mm256_fmadd_ps(o0, _mm256_set1_ps(a->ds[0]), B[t]));         \
-                    else                                                                                     \
-                        B[t] = _mm256_fmadd_ps(o0, _mm256_set1_ps(a->dsum), B[t]);                           \
+                for (int g = 0; g < 4; g++) {                                                                \
+                    lo = (SIGNED) ? dp_s8(lo, W[g], bcast4(a->qs + 4 * g)) : dp_u8(lo, W[g], bcast4(a->qs + 4 * g)); \
+                    hi = (SIGNED) ? dp_s8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g))                         \
+                                  : dp_u8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g));                         \
                 }                                                                                            \
+                __m256i I = (SCALE) == 0 ? _mm256_add_epi32(lo, hi)                                          \
+                          : (SCALE) == 1 ? _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s0)                  \
+                                         : _mm256_add_epi32(_mm256_mullo_epi32(lo, s0), _mm256_mullo_epi32(hi, s1)); \
+                A = _mm256_fmadd_ps(_mm256_cvtepi32_ps(I), _mm256_set1_ps(a->d), A);                         \
+                if ((SCALE) == 2)                                                                            \
+                    B = _mm256_fmadd_ps(o1, _mm256_set1_ps(a->ds[1]), _mm256_fmadd_ps(o0, _mm256_set1_ps(a->ds[0]), B)); \
+                else                                                                                         \
+                    B = _mm256_fmadd_ps(o0, _mm256_set1_ps(a->dsum), B);                                     \
             }                                                                                                \
             __m256 d, e;                                                                                     \
             pkd_##T(x, &d, &e);                                                                              \
-            for (int t = 0; t < ntk; t++) acc[t] = _mm256_fnmadd_ps(e, B[t], _mm256_fmadd_ps(d, A[t], acc[t])); \
+            acc = _mm256_fnmadd_ps(e, B, _mm256_fmadd_ps(d, A, acc));                                        \
         }                                                                                                    \
-        for (int t = 0; t < ntk; t++) _mm256_storeu_ps(out + t * os, acc[t]);                                \
+        _mm256_storeu_ps(out, acc);                                                                          \
     }                                                                                                        \
-    /* Every token sees the same arithmetic whether it runs alone or with others. */                        \
     static void packed_dot_##T(int64_t n, const void *group, const void *act, size_t as, int nt, float *out, \
                                size_t os) {                                                                  \
-        const int64_t nb = n / (BLCK);                                                                       \
-        int t = 0;                                                                                           \
-        for (; t + ENG_PACK_NT <= nt; t += ENG_PACK_NT)                                                      \
-            pkrun_##T(nb, group, (const uint8_t *)act + t * as, as, out + t * os, os, ENG_PACK_NT);          \
-        for (; t < nt; t++) pkrun_##T(nb, group, (const uint8_t *)act + t * as, as, out + t * os, os, 1);    \
+        for (int t = 0; t < nt; t++)                                                                         \
+            pkrun_##T(n / (BLCK), group, (const eng_q8a *)((const uint8_t *)act + t * as), out + t * os);   \
     }
 
 DEFINE_PACKED(q4_0, 32, 0, 0)
