@@ -370,31 +370,6 @@ DEFINE_QGEMM(q6_K, 256, 0, 1, 1)
  * pw_<type> unpacks sub-block j's 8 granule vectors of one group (bytes as
  * load_<type> gives them), ps_<type> its 8 rows' scales and offsets per 16
  * weights; both follow the layout comments in quant.h. */
-ALWAYS_INLINE void pk_nib(const uint8_t *qs, __m256i W[8]) {
-    for (int v = 0; v < 4; v++) {
-        __m256i x = load32(qs + 32 * v);
-        W[2 * v] = nib_half(x, 0);
-        W[2 * v + 1] = nib_half(x, 1);
-    }
-}
-ALWAYS_INLINE void pw_q4_0(const pk_q4_0 *x, int j, __m256i W[8]) { (void)j; pk_nib(x->qs, W); }
-ALWAYS_INLINE void pw_q8_0(const pk_q8_0 *x, int j, __m256i W[8]) {
-    (void)j;
-    for (int g = 0; g < 8; g++) W[g] = load32(x->qs + 32 * g);
-}
-ALWAYS_INLINE void pw_q4_K(const pk_q4_K *x, int j, __m256i W[8]) { pk_nib(x->sub[j].qs, W); }
-/* Bits 2k..2k+1 of qh vector u become bits 4..5 of granule 4u + k. */
-ALWAYS_INLINE void pw_q6_K(const pk_q6_K *x, int j, __m256i W[8]) {
-    const __m256i m = _mm256_set1_epi8(0x30);
-    pk_nib(x->sub[j].ql, W);
-    for (int u = 0; u < 2; u++) {
-        __m256i h = load32(x->sub[j].qh + 32 * u);
-        W[4 * u] = _mm256_or_si256(W[4 * u], _mm256_and_si256(_mm256_slli_epi16(h, 4), m));
-        W[4 * u + 1] = _mm256_or_si256(W[4 * u + 1], _mm256_and_si256(_mm256_slli_epi16(h, 2), m));
-        W[4 * u + 2] = _mm256_or_si256(W[4 * u + 2], _mm256_and_si256(h, m));
-        W[4 * u + 3] = _mm256_or_si256(W[4 * u + 3], _mm256_and_si256(_mm256_srli_epi16(h, 2), m));
-    }
-}
 ALWAYS_INLINE void ps_q4_0(const pk_q4_0 *x, int j, float sc[2][8], float off[2][8]) {
     (void)j;
     for (int r = 0; r < 8; r++) {
@@ -696,25 +671,13 @@ static void quantize_act(const float *x, eng_q8a *y, int64_t n) {
     }
 }
 
-#define SET_GEMM(ID, T) k->type[ID].gemm = gemm_##T
+#define SET_GEMM(T, ID) k->type[ID].gemm = gemm_##T;
+#define SET_GEMM_PACKED(T, ID, BLCK) k->type[ID].gemm_packed = gemm_packed_##T;
 
 void FILL_FN(eng_kernels *k) {
-    SET_GEMM(GGML_TYPE_F32, f32);
-    SET_GEMM(GGML_TYPE_F16, f16);
-    SET_GEMM(GGML_TYPE_BF16, bf16);
-    SET_GEMM(GGML_TYPE_Q4_0, q4_0);
-    SET_GEMM(GGML_TYPE_Q4_1, q4_1);
-    SET_GEMM(GGML_TYPE_Q5_0, q5_0);
-    SET_GEMM(GGML_TYPE_Q5_1, q5_1);
-    SET_GEMM(GGML_TYPE_Q8_0, q8_0);
-    SET_GEMM(GGML_TYPE_IQ4_NL, iq4_nl);
-    SET_GEMM(GGML_TYPE_Q4_K, q4_K);
-    SET_GEMM(GGML_TYPE_Q5_K, q5_K);
-    SET_GEMM(GGML_TYPE_Q6_K, q6_K);
-    k->type[GGML_TYPE_Q4_0].gemm_packed = gemm_packed_q4_0;
-    k->type[GGML_TYPE_Q8_0].gemm_packed = gemm_packed_q8_0;
-    k->type[GGML_TYPE_Q4_K].gemm_packed = gemm_packed_q4_K;
-    k->type[GGML_TYPE_Q6_K].gemm_packed = gemm_packed_q6_K;
+    ENG_FLOAT_TYPES(SET_GEMM)
+    ENG_QUANT_TYPES(SET_GEMM)
+    ENG_PACKED_TYPES(SET_GEMM_PACKED)
     k->attn = attn;
     k->quantize_act = quantize_act;
 }

@@ -2,10 +2,7 @@
  * bytes in a register (load_<type>) and of 8 float weights (load8_<type>),
  * the only per-type code of the SIMD kernels. Compiled into each ISA build;
  * ENG_SIMD_AVX512 selects the AVX-512 bit expansion.
- *
- * kernels_gemm.c includes this; kernels_simd.c still carries its own copy of
- * the same functions (it is being reworked elsewhere) and should include this
- * header instead once that work lands. */
+ * Both kernels_simd.c and kernels_gemm.c include it. */
 #ifndef FC_ENGINE_KERNELS_LOAD_H
 #define FC_ENGINE_KERNELS_LOAD_H
 
@@ -81,6 +78,33 @@ ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
     return _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
 }
 
+/* Packed groups (quant.h pk_*): pw_<type> unpacks sub-block j's 8 granule
+ * vectors of one group, bytes as load_<type> gives them (Q8_0 signed). */
+ALWAYS_INLINE void pk_nib(const uint8_t *qs, __m256i W[8]) {
+    for (int v = 0; v < 4; v++) {
+        __m256i x = load32(qs + 32 * v);
+        W[2 * v] = nib_half(x, 0);
+        W[2 * v + 1] = nib_half(x, 1);
+    }
+}
+ALWAYS_INLINE void pw_q4_0(const pk_q4_0 *x, int j, __m256i W[8]) { (void)j; pk_nib(x->qs, W); }
+ALWAYS_INLINE void pw_q8_0(const pk_q8_0 *x, int j, __m256i W[8]) {
+    (void)j;
+    for (int g = 0; g < 8; g++) W[g] = load32(x->qs + 32 * g);
+}
+ALWAYS_INLINE void pw_q4_K(const pk_q4_K *x, int j, __m256i W[8]) { pk_nib(x->sub[j].qs, W); }
+/* Bits 2k..2k+1 of qh vector u become bits 4..5 of granule 4u + k. */
+ALWAYS_INLINE void pw_q6_K(const pk_q6_K *x, int j, __m256i W[8]) {
+    const __m256i m = _mm256_set1_epi8(0x30);
+    pk_nib(x->sub[j].ql, W);
+    for (int u = 0; u < 2; u++) {
+        __m256i h = load32(x->sub[j].qh + 32 * u);
+        W[4 * u] = _mm256_or_si256(W[4 * u], _mm256_and_si256(_mm256_slli_epi16(h, 4), m));
+        W[4 * u + 1] = _mm256_or_si256(W[4 * u + 1], _mm256_and_si256(_mm256_slli_epi16(h, 2), m));
+        W[4 * u + 2] = _mm256_or_si256(W[4 * u + 2], _mm256_and_si256(h, m));
+        W[4 * u + 3] = _mm256_or_si256(W[4 * u + 3], _mm256_and_si256(_mm256_srli_epi16(h, 2), m));
+    }
+}
 /* 8 float weights from element i; load1_<type> for tails. */
 ALWAYS_INLINE __m256 load8_f32(const void *w, int64_t i) { return _mm256_loadu_ps((const float *)w + i); }
 ALWAYS_INLINE __m256 load8_f16(const void *w, int64_t i) {

@@ -8,9 +8,7 @@
  * per-16 scales times the activation scale. Offsets (Q4_0's -8, K-quant mins)
  * multiply the activation's precomputed sums. With nr = 4 activation rows the
  * weights are unpacked once and used four times (batched prefill). */
-#include "engine/quant.h"
-
-#include <immintrin.h>
+#include "engine/kernels_load.h"
 
 #if defined(ENG_SIMD_AVX512)
 #define FILL_FN eng_kernels_fill_avx512
@@ -22,11 +20,6 @@ static inline __m256i dot_u8s8(__m256i u, __m256i s) { return _mm256_dpbusd_epi3
 static inline __m256i pk_prep_signed(__m256i w) { return _mm256_xor_si256(w, _mm256_set1_epi8((char)0x80)); }
 static inline __m256i dp_s8(__m256i acc, __m256i w, __m256i a) { return _mm256_dpbusd_epi32(acc, w, a); }
 static inline __m256i dp_u8(__m256i acc, __m256i w, __m256i a) { return _mm256_dpbusd_epi32(acc, w, a); }
-static inline __m256i bits32(const uint8_t *qh4) {
-    uint32_t m;
-    memcpy(&m, qh4, 4);
-    return _mm256_maskz_set1_epi8(m, 0x10);
-}
 #else
 #define FILL_FN eng_kernels_fill_avx2
 static inline __m256i dot_u8s8(__m256i u, __m256i s) {
@@ -40,18 +33,8 @@ static inline __m256i dp_s8(__m256i acc, __m256i w, __m256i a) {
     return _mm256_add_epi32(acc, dot_u8s8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)));
 }
 static inline __m256i dp_u8(__m256i acc, __m256i w, __m256i a) { return _mm256_add_epi32(acc, dot_u8s8(w, a)); }
-/* Byte i = 0x10 where bit i of the 32-bit word is set. */
-static inline __m256i bits32(const uint8_t *qh4) {
-    uint32_t m;
-    memcpy(&m, qh4, 4);
-    const __m256i pick = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0);
-    const __m256i bit = _mm256_set1_epi64x((int64_t)0x8040201008040201ull);
-    __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int32_t)m), pick), bit);
-    return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(0x10));
-}
 #endif
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 /* Weights stream from DRAM once per token: asking for them this far ahead
  * keeps more cache-line reads in flight than the hardware prefetcher alone. */
 #define ENG_PREFETCH_BYTES 1024
@@ -61,54 +44,6 @@ static inline float hsum8(__m256 v) {
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
-}
-
-/* ---- per type: 32 weights of a block as bytes ------------------------------ */
-
-static inline __m256i nib32(const uint8_t *qs) {
-    const __m128i m = _mm_set1_epi8(0x0F);
-    __m128i b = _mm_loadu_si128((const __m128i *)qs);
-    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), m), _mm_and_si128(b, m));
-}
-static inline __m256i nib_half(__m256i v, int high) {
-    const __m256i m = _mm256_set1_epi8(0x0F);
-    return _mm256_and_si256(high ? _mm256_srli_epi16(v, 4) : v, m);
-}
-static inline __m256i load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
-
-ALWAYS_INLINE __m256i load_q4_0(const void *b, int j) { (void)j; return nib32(((const blk_q4_0 *)b)->qs); }
-ALWAYS_INLINE __m256i load_q4_1(const void *b, int j) { (void)j; return nib32(((const blk_q4_1 *)b)->qs); }
-ALWAYS_INLINE __m256i load_q5_0(const void *b, int j) {
-    (void)j;
-    const blk_q5_0 *x = b;
-    return _mm256_or_si256(nib32(x->qs), bits32(x->qh));
-}
-ALWAYS_INLINE __m256i load_q5_1(const void *b, int j) {
-    (void)j;
-    const blk_q5_1 *x = b;
-    return _mm256_or_si256(nib32(x->qs), bits32(x->qh));
-}
-ALWAYS_INLINE __m256i load_q8_0(const void *b, int j) { (void)j; return load32(((const blk_q8_0 *)b)->qs); }
-ALWAYS_INLINE __m256i load_iq4_nl(const void *b, int j) {
-    (void)j;
-    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)eng_iq4nl_values));
-    return _mm256_shuffle_epi8(table, nib32(((const blk_iq4_nl *)b)->qs));
-}
-ALWAYS_INLINE __m256i load_q4_K(const void *b, int j) {
-    return nib_half(load32(((const blk_q4_K *)b)->qs + 32 * (j / 2)), j & 1);
-}
-ALWAYS_INLINE __m256i load_q5_K(const void *b, int j) {
-    const blk_q5_K *x = b;
-    __m256i hi = _mm256_and_si256(_mm256_srl_epi16(load32(x->qh), _mm_cvtsi32_si128(j)), _mm256_set1_epi8(1));
-    return _mm256_or_si256(nib_half(load32(x->qs + 32 * (j / 2)), j & 1), _mm256_slli_epi16(hi, 4));
-}
-ALWAYS_INLINE __m256i load_q6_K(const void *b, int j) {
-    const blk_q6_K *x = b;
-    int c = j / 4, g = j % 4;
-    __m256i lo = nib_half(load32(x->ql + 64 * c + 32 * (g & 1)), g >= 2);
-    __m256i hi = _mm256_and_si256(_mm256_srl_epi16(load32(x->qh + 32 * c), _mm_cvtsi32_si128(2 * g)),
-                                  _mm256_set1_epi8(3));
-    return _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
 }
 
 /* ---- the generic quantized dot product --------------------------------------
@@ -202,7 +137,7 @@ DEFINE_QDOT(q6_K, 256, 0, 1, 1)
  *     A += d_a * float(SC-scaled sums)      B += OFF * (d_a * sum of a)
  * and at the end of the block acc += D * A - E * B, where D is the rows'
  * scale and E their offset multiplier. Each type supplies its weights
- * (pkw_T), its per-32 scales (pks_T) and D and E (pkd_T); SCALE says whether
+ * (pw_T, kernels_load.h), its per-32 scales (pks_T) and D and E (pkd_T); SCALE says whether
  * the integer scales are absent (0), per 32 (1) or per 16 weights (2). */
 /* Every cache line of a group-block is asked for this far ahead: a
  * group-block holds several streams' worth of lines (scales, weights). */
@@ -214,35 +149,8 @@ ALWAYS_INLINE __m256i bcast4(const int8_t *p) {
     return _mm256_set1_epi32(v);
 }
 ALWAYS_INLINE __m256 half8(const eng_half *h) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h)); }
-ALWAYS_INLINE void pk_nibbles(const uint8_t *qs, __m256i W[8]) {
-    const __m256i m = _mm256_set1_epi8(0x0F);
-    for (int v = 0; v < 4; v++) {
-        __m256i x = load32(qs + 32 * v);
-        W[2 * v] = _mm256_and_si256(x, m);
-        W[2 * v + 1] = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
-    }
-}
 ALWAYS_INLINE __m256i ld8_u8(const uint8_t *p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
 ALWAYS_INLINE __m256i ld8_s8(const int8_t *p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
-
-ALWAYS_INLINE void pkw_q4_0(const pk_q4_0 *x, int j, __m256i W[8]) { (void)j; pk_nibbles(x->qs, W); }
-ALWAYS_INLINE void pkw_q8_0(const pk_q8_0 *x, int j, __m256i W[8]) {
-    (void)j;
-    for (int g = 0; g < 8; g++) W[g] = pk_prep_signed(load32(x->qs + 32 * g));
-}
-ALWAYS_INLINE void pkw_q4_K(const pk_q4_K *x, int j, __m256i W[8]) { pk_nibbles(x->sub[j].qs, W); }
-/* Bits 2k..2k+1 of the qh byte become bits 4..5 of granule 4u+k. */
-ALWAYS_INLINE void pkw_q6_K(const pk_q6_K *x, int j, __m256i W[8]) {
-    const __m256i m = _mm256_set1_epi8(0x30);
-    pk_nibbles(x->sub[j].ql, W);
-    for (int u = 0; u < 2; u++) {
-        __m256i h = load32(x->sub[j].qh + 32 * u);
-        W[4 * u] = _mm256_or_si256(W[4 * u], _mm256_and_si256(_mm256_slli_epi16(h, 4), m));
-        W[4 * u + 1] = _mm256_or_si256(W[4 * u + 1], _mm256_and_si256(_mm256_slli_epi16(h, 2), m));
-        W[4 * u + 2] = _mm256_or_si256(W[4 * u + 2], _mm256_and_si256(h, m));
-        W[4 * u + 3] = _mm256_or_si256(W[4 * u + 3], _mm256_and_si256(_mm256_srli_epi16(h, 2), m));
-    }
-}
 
 ALWAYS_INLINE void pks_q4_0(const pk_q4_0 *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
     (void)x, (void)j, (void)s0, (void)s1;
@@ -291,7 +199,9 @@ ALWAYS_INLINE void pkd_q6_K(const pk_q6_K *x, __m256 *d, __m256 *e) {
             for (int j = 0; j < (BLCK) / 32; j++, a++) {                                                     \
                 __m256i W[8], s0 = _mm256_setzero_si256(), s1 = s0, lo = s0, hi = s0;                        \
                 __m256 o0, o1;                                                                               \
-                pkw_##T(x, j, W);                                                                            \
+                pw_##T(x, j, W);                                                                             \
+                if (SIGNED)                                                                                  \
+                    for (int g = 0; g < 8; g++) W[g] = pk_prep_signed(W[g]);                                 \
                 pks_##T(x, j, &s0, &s1, &o0, &o1);                                                           \
                 for (int g = 0; g < 4; g++) {                                                                \
                     lo = (SIGNED) ? dp_s8(lo, W[g], bcast4(a->qs + 4 * g)) : dp_u8(lo, W[g], bcast4(a->qs + 4 * g)); \
@@ -326,21 +236,9 @@ DEFINE_PACKED(q6_K, 256, 0, 2)
 
 /* ---- float weights ------------------------------------------------------------ */
 
-ALWAYS_INLINE __m256 load8_f32(const void *w, int64_t i) { return _mm256_loadu_ps((const float *)w + i); }
-ALWAYS_INLINE __m256 load8_f16(const void *w, int64_t i) {
-    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const eng_half *)w + i)));
-}
-ALWAYS_INLINE __m256 load8_bf16(const void *w, int64_t i) {
-    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)w + i)));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
-}
 ALWAYS_INLINE const char *at_f32(const void *w, int64_t i) { return (const char *)((const float *)w + i); }
 ALWAYS_INLINE const char *at_f16(const void *w, int64_t i) { return (const char *)((const eng_half *)w + i); }
 ALWAYS_INLINE const char *at_bf16(const void *w, int64_t i) { return (const char *)((const uint16_t *)w + i); }
-ALWAYS_INLINE float load1_f32(const void *w, int64_t i) { return ((const float *)w)[i]; }
-ALWAYS_INLINE float load1_f16(const void *w, int64_t i) { return eng_half_to_float(((const eng_half *)w)[i]); }
-ALWAYS_INLINE float load1_bf16(const void *w, int64_t i) { return eng_bf16_to_float(((const uint16_t *)w)[i]); }
-
 /* ENG_CHAINS accumulators of 8 per row, 32 weights per step (see qdot_T). */
 #define DEFINE_FDOT(T)                                                                                        \
     ALWAYS_INLINE void fdot_##T(int64_t n, const void *w, const void *act, size_t as, float *out, size_t os,  \
@@ -429,25 +327,13 @@ static void kv_axpy_q8_0(float *y, float a, const void *v, int n) {
     }
 }
 
-#define SET_DOT(ID, T) k->type[ID].vec_dot = vec_dot_##T
+#define SET_DOT(T, ID) k->type[ID].vec_dot = vec_dot_##T;
+#define SET_PACKED(T, ID, BLCK) k->type[ID].packed_dot = packed_dot_##T;
 
 void FILL_FN(eng_kernels *k) {
-    SET_DOT(GGML_TYPE_F32, f32);
-    SET_DOT(GGML_TYPE_F16, f16);
-    SET_DOT(GGML_TYPE_BF16, bf16);
-    SET_DOT(GGML_TYPE_Q4_0, q4_0);
-    SET_DOT(GGML_TYPE_Q4_1, q4_1);
-    SET_DOT(GGML_TYPE_Q5_0, q5_0);
-    SET_DOT(GGML_TYPE_Q5_1, q5_1);
-    SET_DOT(GGML_TYPE_Q8_0, q8_0);
-    SET_DOT(GGML_TYPE_IQ4_NL, iq4_nl);
-    SET_DOT(GGML_TYPE_Q4_K, q4_K);
-    SET_DOT(GGML_TYPE_Q5_K, q5_K);
-    SET_DOT(GGML_TYPE_Q6_K, q6_K);
-    k->type[GGML_TYPE_Q4_0].packed_dot = packed_dot_q4_0;
-    k->type[GGML_TYPE_Q8_0].packed_dot = packed_dot_q8_0;
-    k->type[GGML_TYPE_Q4_K].packed_dot = packed_dot_q4_K;
-    k->type[GGML_TYPE_Q6_K].packed_dot = packed_dot_q6_K;
+    ENG_FLOAT_TYPES(SET_DOT)
+    ENG_QUANT_TYPES(SET_DOT)
+    ENG_PACKED_TYPES(SET_PACKED)
     k->kv[ENG_KV_F16] = (eng_kv_ops){kv_store_f16, kv_dot_f16, kv_axpy_f16};
     k->kv[ENG_KV_Q8_0] = (eng_kv_ops){eng_kv_store_q8_0, kv_dot_q8_0, kv_axpy_q8_0};
 }

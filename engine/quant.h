@@ -195,6 +195,14 @@ typedef struct eng_kernels {
     void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 
+/* Every weight type the engine runs, as (name, ggml id): the SIMD builds fill
+ * their table rows from these lists. */
+#define ENG_FLOAT_TYPES(X) X(f32, GGML_TYPE_F32) X(f16, GGML_TYPE_F16) X(bf16, GGML_TYPE_BF16)
+#define ENG_QUANT_TYPES(X)                                                                                  \
+    X(q4_0, GGML_TYPE_Q4_0) X(q4_1, GGML_TYPE_Q4_1) X(q5_0, GGML_TYPE_Q5_0) X(q5_1, GGML_TYPE_Q5_1)           \
+    X(q8_0, GGML_TYPE_Q8_0) X(iq4_nl, GGML_TYPE_IQ4_NL) X(q4_K, GGML_TYPE_Q4_K) X(q5_K, GGML_TYPE_Q5_K)        \
+    X(q6_K, GGML_TYPE_Q6_K)
+
 /* The types with a packed layout, and their scalar pack/unpack/reference
  * dot (pack.c); the SIMD builds override packed_dot. */
 #define ENG_PACKED_TYPES(X) \
