@@ -316,7 +316,7 @@ ALWAYS_INLINE void qtile(const uint8_t *panel, int64_t nb, const uint8_t *act, s
  * elements (Q6_K). HAS_OFF: offsets are non-zero. pack_<type> unpacks
  * super-blocks [ib0, ib0 + nib) of nrows (<= GEMM_ROWS) rows into the panel;
  * rows past nrows are zero. */
-#define DEFINE_QGEMM(T, BLCK, SIGNED, SUB16, HAS_OFF)                                                                  \
+#define DEFINE_QGEMM(T, ID, BLCK, SIGNED, SUB16, HAS_OFF)                                                                  \
     static void pack_##T(const uint8_t *w, size_t rs, int nrows, int64_t ib0, int64_t nib, uint8_t *panel) {           \
         enum { NSUB = (SUB16) ? 2 : 1, NJ = (BLCK) / 32, FLIP = (SIGNED) && GEMM_FLIP_SIGNED };                        \
         for (int64_t ib = 0; ib < nib; ib++)                                                                           \
@@ -353,15 +353,7 @@ ALWAYS_INLINE void qtile(const uint8_t *panel, int64_t nb, const uint8_t *act, s
     }                                                                                                                  \
     DEFINE_QDRIVER(gemm_##T, pack_##T, qtile_##T, BLCK, 1)
 
-DEFINE_QGEMM(q4_0, 32, 0, 0, 1)
-DEFINE_QGEMM(q4_1, 32, 0, 0, 1)
-DEFINE_QGEMM(q5_0, 32, 0, 0, 1)
-DEFINE_QGEMM(q5_1, 32, 0, 0, 1)
-DEFINE_QGEMM(q8_0, 32, 1, 0, 0)
-DEFINE_QGEMM(iq4_nl, 32, 1, 0, 0)
-DEFINE_QGEMM(q4_K, 256, 0, 0, 1)
-DEFINE_QGEMM(q5_K, 256, 0, 0, 1)
-DEFINE_QGEMM(q6_K, 256, 0, 1, 1)
+ENG_QUANT_TYPES(DEFINE_QGEMM)
 
 /* ---- packed weights (quant.h pk_*): the panel filled from 8-row groups -------------
  * A packed group already holds 8 rows' weights in 4-byte granules, the panel's
@@ -671,7 +663,7 @@ static void quantize_act(const float *x, eng_q8a *y, int64_t n) {
     }
 }
 
-#define SET_GEMM(T, ID) k->type[ID].gemm = gemm_##T;
+#define SET_GEMM(T, ID, ...) k->type[ID].gemm = gemm_##T;
 #define SET_GEMM_PACKED(T, ID, BLCK) k->type[ID].gemm_packed = gemm_packed_##T;
 
 void FILL_FN(eng_kernels *k) {

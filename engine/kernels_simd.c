@@ -61,7 +61,7 @@ static inline float hsum8(__m256 v) {
 /* Blocks per unrolled step: enough 32-element pieces to feed every chain. */
 #define ENG_STEP_BLOCKS(BLCK) ((BLCK) >= 32 * ENG_CHAINS ? 1 : ENG_CHAINS * 32 / (BLCK))
 
-#define DEFINE_QDOT(T, BLCK, SIGNED, SUB16, HAS_OFF)                                                         \
+#define DEFINE_QDOT(T, ID, BLCK, SIGNED, SUB16, HAS_OFF)                                                         \
     ALWAYS_INLINE void qblock_##T(const blk_##T *x, const eng_q8a *a, __m256 *acc, float *acco, int c0) {    \
         float sc[(BLCK) / 16], off[(BLCK) / 16];                                                              \
         scales_##T(x, sc, off);                                                                               \
@@ -119,15 +119,7 @@ static inline float hsum8(__m256 v) {
         for (int r = 0; r < nr; r++) qdot_##T(n, w, (const uint8_t *)act + r * as, as, out + r * os, os, 1);  \
     }
 
-DEFINE_QDOT(q4_0, 32, 0, 0, 1)
-DEFINE_QDOT(q4_1, 32, 0, 0, 1)
-DEFINE_QDOT(q5_0, 32, 0, 0, 1)
-DEFINE_QDOT(q5_1, 32, 0, 0, 1)
-DEFINE_QDOT(q8_0, 32, 1, 0, 0)
-DEFINE_QDOT(iq4_nl, 32, 1, 0, 0)
-DEFINE_QDOT(q4_K, 256, 0, 0, 1)
-DEFINE_QDOT(q5_K, 256, 0, 0, 1)
-DEFINE_QDOT(q6_K, 256, 0, 1, 1)
+ENG_QUANT_TYPES(DEFINE_QDOT)
 
 /* ---- packed weights (quant.h): one register = 4 weights of each of 8 rows ----
  * For each 32 weights (sub-block j) of a group-block: 8 granule registers W,
@@ -327,7 +319,7 @@ static void kv_axpy_q8_0(float *y, float a, const void *v, int n) {
     }
 }
 
-#define SET_DOT(T, ID) k->type[ID].vec_dot = vec_dot_##T;
+#define SET_DOT(T, ID, ...) k->type[ID].vec_dot = vec_dot_##T;
 #define SET_PACKED(T, ID, BLCK) k->type[ID].packed_dot = packed_dot_##T;
 
 void FILL_FN(eng_kernels *k) {

@@ -195,13 +195,17 @@ typedef struct eng_kernels {
     void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 
-/* Every weight type the engine runs, as (name, ggml id): the SIMD builds fill
- * their table rows from these lists. */
+/* Every weight type the engine runs: the SIMD sources instantiate their
+ * kernels and fill their table rows from these lists. A quantized type is
+ * (name, ggml id, block size, SIGNED: its unpacked values are signed bytes,
+ * SUB16: its scales change every 16 values, HAS_OFF: it has offsets). */
 #define ENG_FLOAT_TYPES(X) X(f32, GGML_TYPE_F32) X(f16, GGML_TYPE_F16) X(bf16, GGML_TYPE_BF16)
 #define ENG_QUANT_TYPES(X)                                                                                  \
-    X(q4_0, GGML_TYPE_Q4_0) X(q4_1, GGML_TYPE_Q4_1) X(q5_0, GGML_TYPE_Q5_0) X(q5_1, GGML_TYPE_Q5_1)           \
-    X(q8_0, GGML_TYPE_Q8_0) X(iq4_nl, GGML_TYPE_IQ4_NL) X(q4_K, GGML_TYPE_Q4_K) X(q5_K, GGML_TYPE_Q5_K)        \
-    X(q6_K, GGML_TYPE_Q6_K)
+    X(q4_0, GGML_TYPE_Q4_0, 32, 0, 0, 1) X(q4_1, GGML_TYPE_Q4_1, 32, 0, 0, 1)                               \
+    X(q5_0, GGML_TYPE_Q5_0, 32, 0, 0, 1) X(q5_1, GGML_TYPE_Q5_1, 32, 0, 0, 1)                               \
+    X(q8_0, GGML_TYPE_Q8_0, 32, 1, 0, 0) X(iq4_nl, GGML_TYPE_IQ4_NL, 32, 1, 0, 0)                           \
+    X(q4_K, GGML_TYPE_Q4_K, 256, 0, 0, 1) X(q5_K, GGML_TYPE_Q5_K, 256, 0, 0, 1)                             \
+    X(q6_K, GGML_TYPE_Q6_K, 256, 0, 1, 1)
 
 /* The types with a packed layout, and their scalar pack/unpack/reference
  * dot (pack.c); the SIMD builds override packed_dot. */
