@@ -41,7 +41,9 @@ int eng_isa_from_name(const char *name);
 typedef struct eng_model eng_model;
 
 /* Maps the file and binds every tensor the forward pass needs, checking shapes
- * and types. Unsupported architectures or tensor types: FC_EINPUT naming them. */
+ * and types. Unsupported architectures or tensor types: FC_EINPUT naming them.
+ * Nothing is copied yet: the first eng_ctx_new copies the matrices (about the
+ * file's size, while their file pages are released). */
 int eng_model_open(eng_model **out, const char *path, fc_err *err);
 void eng_model_close(eng_model *m);
 const model_hparams *eng_model_hparams(const eng_model *m);

@@ -30,10 +30,10 @@ typedef struct eng_arch {
     bool embd_scale;  /* embeddings multiplied by sqrt(n_embd) (Gemma) */
 } eng_arch;
 
-/* A weight matrix {n_in, n_out[, n_expert]} in the mapped file: row o of
- * expert e starts at data + (e * n_out + o) * row_bytes. When the type has a
- * packed layout (quant.h) the engine reads a packed copy instead: group
- * (e * n_out + o) / 8 at packed + group * group_bytes. */
+/* A weight matrix {n_in, n_out[, n_expert]}: row o of expert e starts at
+ * data + (e * n_out + o) * row_bytes (in the mapped file, then in the model's
+ * copy). When the type has a packed layout (quant.h) the engine reads the
+ * packed copy instead: group (e * n_out + o) / 8 at packed + group * group_bytes. */
 typedef struct eng_mat {
     const uint8_t *data;
     uint32_t type;
@@ -65,10 +65,15 @@ struct eng_model {
     uint32_t q_dim, kv_dim_max, ff_max;
     float attn_scale, embd_scale, rope_freq_scale;
     uint64_t n_params, size;
-    void *pack_map;                /* the packed matrices (one anonymous mapping) */
-    size_t pack_map_bytes;
+    void *weights_map;             /* the copied matrices (one anonymous mapping) */
+    size_t weights_map_bytes;
     char type_desc[128];
 };
+
+/* Copies the matrices into the engine's own memory (packed where the type has
+ * a packed layout) once; eng_ctx_new calls it, after a caller could compare
+ * the memory a run needs with what is available. */
+int eng_model_copy_weights(eng_model *m, fc_err *err);
 
 /* ---- run state (kvcache.c, forward.c) ------------------------------------ */
 

@@ -36,8 +36,9 @@ static inline __m256i dp_u8(__m256i acc, __m256i w, __m256i a) { return _mm256_a
 #endif
 
 /* Weights stream from DRAM once per token: asking for them this far ahead
- * keeps more cache-line reads in flight than the hardware prefetcher alone. */
-#define ENG_PREFETCH_BYTES 1024
+ * keeps more cache-line reads in flight than the hardware prefetcher alone
+ * (F16 decode, 2 threads: 14.8 t/s at 512 bytes, 18.2 at 2048 and 4096). */
+#define ENG_PREFETCH_BYTES 2048
 
 static inline float hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

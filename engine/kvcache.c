@@ -97,6 +97,7 @@ int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err)
         return fc_err_set(err, FC_EINPUT, "%u threads requested, at most %d", p.n_threads, ENG_MAX_THREADS);
     int rc = kv_check(m, p.type_k, "K", err);
     if (!rc) rc = kv_check(m, p.type_v, "V", err);
+    if (!rc) rc = eng_model_copy_weights(m, err);
     if (rc) return rc;
     eng_ctx *c = fc_calloc(1, sizeof *c, err);
     if (!c) return FC_ERUNTIME;
