@@ -149,9 +149,11 @@ static int bind_layer(binder *b, eng_model *m, uint32_t il) {
 
 /* ---- packing ------------------------------------------------------------------ */
 
-/* The matrices the forward pass multiplies by (the token embedding is read a
- * row at a time, so it stays row-major; a tied output matrix is that same
- * tensor). n is the number of entries written to out. */
+/* The matrices the forward pass multiplies by. The token embedding is read a
+ * row per token from the mapping; a tied output matrix is the same tensor
+ * but gets its own copy: it is read whole for every token (a fifth of
+ * Llama 3.2 1B's weights), so it needs the packed layout as much as any. n is
+ * the number of entries written to out. */
 #define ENG_LAYER_MATS 10
 static size_t model_mats(eng_model *m, eng_mat **out, size_t cap) {
     size_t n = 0;
@@ -162,7 +164,7 @@ static size_t model_mats(eng_model *m, eng_mat **out, size_t cap) {
         for (size_t i = 0; i < FC_ARRAY_LEN(mats); i++)
             if (mats[i]->data && n < cap) out[n++] = mats[i];
     }
-    if (m->output.data != m->tok_embd.data && n < cap) out[n++] = &m->output;
+    if (n < cap) out[n++] = &m->output;
     return n;
 }
 
