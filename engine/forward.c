@@ -193,8 +193,20 @@ static void attn_worker(void *arg, int ith, int nth) {
     size_t k_head = eng_kv_bytes(c->p.type_k, hd), v_head = eng_kv_bytes(c->p.type_v, hv);
     float *att = c->att + (size_t)ith * c->p.n_ctx;
     int64_t lo, hi;
-    if (t->nt > 1 && c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
-        hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX) {
+    bool block = c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
+                 hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX;
+    uint32_t group = n_head / n_kv;
+    if (block && t->nt == 1 && group <= ENG_ATTN_QB) {
+        /* decoding: the query heads of one KV head are one block of queries at
+         * one position, so each key is converted once for all of them */
+        eng_split(n_kv, ith, nth, &lo, &hi);
+        for (int64_t kvh = lo; kvh < hi; kvh++)
+            c->k->attn(c->q + (size_t)kvh * group * hd, hd, (int)group, t->pos0, 0, t->L->swa ? window : 0,
+                       kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v, (int)hd,
+                       (int)hv, c->m->attn_scale, c->xb2 + (size_t)kvh * group * hv, hv);
+        return;
+    }
+    if (block && t->nt > 1) {
         /* head-major items: every thread gets all token blocks (short and long
          * key ranges alike) of its share of heads */
         int64_t nb = (t->nt + ENG_ATTN_QB - 1) / ENG_ATTN_QB;
@@ -202,7 +214,7 @@ static void attn_worker(void *arg, int ith, int nth) {
         for (int64_t item = lo; item < hi; item++) {
             uint32_t h = (uint32_t)(item / nb), kvh = h / (n_head / n_kv), t0 = (uint32_t)(item % nb) * ENG_ATTN_QB;
             int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
-            c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, t->L->swa ? window : 0,
+            c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, 1, t->L->swa ? window : 0,
                        kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v,
                        (int)hd, (int)hv, c->m->attn_scale,
                        c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);

@@ -577,7 +577,8 @@ static inline __m256 kv_load8(const uint8_t *row, int type, int d) {
 
 static uint32_t att_first(uint32_t pos, uint32_t window) { return window && pos + 1 > window ? pos + 1 - window : 0; }
 
-static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t window, const uint8_t *k, size_t k_row,
+static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t step, uint32_t window, const uint8_t *k,
+                 size_t k_row,
                  int type_k, const uint8_t *v, size_t v_row, int type_v, int hd, int hv, float scale, float *out,
                  size_t os) {
     _Alignas(64) att_row qb[ENG_ATTN_QB], ob[ENG_ATTN_QB], vb[ATT_KB];
@@ -590,7 +591,8 @@ static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t wind
         mx[i] = -INFINITY;
         sum[i] = 0.0f;
     }
-    uint32_t last = pos0 + (uint32_t)nq - 1;
+    uint32_t last = pos0 + ((uint32_t)nq - 1) * step;
+    int nq_steps = (nq + ATT_QR - 1) / ATT_QR * ATT_QR; /* whole steps; the rest are zero queries */
     for (uint32_t s0 = att_first(pos0, window); s0 <= last; s0 += ATT_KB) {
         int nk = last + 1 - s0 < ATT_KB ? (int)(last + 1 - s0) : ATT_KB;
         for (int j0 = 0; j0 < ATT_KB; j0 += VL)
@@ -604,9 +606,9 @@ static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t wind
         for (int j = 0; j < nk; j++)
             for (int d = 0; d < hv; d += 8)
                 _mm256_store_ps(&vb[j][d], kv_load8(v + (size_t)(s0 + j) * v_row, type_v, d));
-        for (int i = 0; i < ENG_ATTN_QB; i += ATT_QR) att_scores(qb + i, kt, hd, sb + i);
+        for (int i = 0; i < nq_steps; i += ATT_QR) att_scores(qb + i, kt, hd, sb + i);
         for (int i = 0; i < nq; i++) {
-            uint32_t pos = pos0 + (uint32_t)i;
+            uint32_t pos = pos0 + (uint32_t)i * step;
             fvec lo = fv_bcast((float)att_first(pos, window)), hi = fv_bcast((float)pos), m = fv_bcast(-INFINITY);
             for (int c = 0; c < ATT_KB; c += VL) {
                 fvec x = fv_in_range(fv_load(&sb[i][c]), fv_add(fv_bcast((float)(s0 + (uint32_t)c)), fv_iota()), lo, hi,
@@ -631,7 +633,7 @@ static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t wind
             if (corr != 1.0f)
                 for (int d = 0; d < hv; d += VL) fv_store(&ob[i][d], fv_mul(fv_load(&ob[i][d]), fv_bcast(corr)));
         }
-        for (int i = 0; i < ENG_ATTN_QB; i += ATT_QR)
+        for (int i = 0; i < nq_steps; i += ATT_QR)
             for (int d = 0; d < hv; d += 4 * VL) att_values(sb + i, vb, nk, d, ob + i);
     }
     for (int i = 0; i < nq; i++)

@@ -137,14 +137,16 @@ typedef void (*eng_gemm_fn)(int64_t n, const void *w, size_t row_bytes, int64_t 
                             size_t act_stride, int nt, float *out, size_t out_stride);
 /* Rows of a GEMM tile: matmul gives each thread whole tiles. */
 #define ENG_GEMM_ROWS 32
-/* Causal attention of one head for nq <= ENG_ATTN_QB queries at positions
- * pos0..pos0+nq-1 (query i at q + i * q_stride floats, its output at out +
- * i * out_stride) over this head's slice of the KV cache: row s of k at
+/* Causal attention for nq <= ENG_ATTN_QB queries over one KV head, query i at
+ * position pos0 + i * pos_step: pos_step 1 for a batch of tokens of one head
+ * (prefill), 0 for the query heads that share the KV head, at one position
+ * (decoding). Query i at q + i * q_stride floats, its output at out +
+ * i * out_stride; this head's slice of the KV cache: row s of k at
  * k + s * k_row bytes in cache type type_k (enum eng_kv_type), v likewise.
  * Query i sees keys [pos + 1 - window, pos] (window 0: from 0). Scores are
  * scaled by scale. hd, hv: multiples of ENG_ATTN_DIM_ALIGN, at most
  * ENG_ATTN_DIM_MAX. */
-typedef void (*eng_attn_fn)(const float *q, size_t q_stride, int nq, uint32_t pos0, uint32_t window,
+typedef void (*eng_attn_fn)(const float *q, size_t q_stride, int nq, uint32_t pos0, uint32_t pos_step, uint32_t window,
                             const uint8_t *k, size_t k_row, int type_k, const uint8_t *v, size_t v_row, int type_v,
                             int hd, int hv, float scale, float *out, size_t out_stride);
 #define ENG_ATTN_QB 16
@@ -191,7 +193,7 @@ typedef struct eng_kernels {
     eng_type_ops type[GGML_TYPE_COUNT];  /* indexed by ggml type id; act == NONE: unsupported */
     /* attention over the f16 KV cache */
     eng_kv_ops kv[ENG_KV_TYPE_COUNT];  /* indexed by enum eng_kv_type */
-    eng_attn_fn attn;  /* prefill over an f16 cache: a block of queries at once; NULL: per query with kv[] */
+    eng_attn_fn attn;  /* a block of queries at once; NULL: per query with kv[] */
     void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 

@@ -213,10 +213,11 @@ static void test_gemm(void) {
     }
 }
 
-/* Prefill attention against softmax(q.K * scale)V in double, over f16 and
- * q8_0 cache rows: query blocks
- * that start at 0 and deep into the cache, partial key blocks, a sliding
- * window, both head sizes of the supported range's ends. */
+/* Block attention against softmax(q.K * scale)V in double, over f16 and q8_0
+ * cache rows: query blocks at consecutive positions (prefill) and at one
+ * position (decoding's query heads of one KV head), starting at 0 and deep
+ * into the cache, partial key blocks, a sliding window, both head sizes of
+ * the supported range's ends. */
 #define ATT_CTX 300
 #define ATT_RTOL 1e-4
 
@@ -246,17 +247,18 @@ static void test_attn(void) {
             for (size_t di = 0; di < FC_ARRAY_LEN(dims); di++)
                 for (size_t pi = 0; pi < FC_ARRAY_LEN(pos0s); pi++)
                     for (size_t wi = 0; wi < FC_ARRAY_LEN(windows); wi++)
-                        for (int nq = 1; nq <= ENG_ATTN_QB; nq += ENG_ATTN_QB - 3) {
+                        for (int nq = 1; nq <= ENG_ATTN_QB; nq += ENG_ATTN_QB - 3)
+                        for (uint32_t step = 0; step <= 1; step++) {
                             int hd = dims[di];
                             uint32_t pos0 = pos0s[pi], window = windows[wi];
                             float scale = 1.0f / sqrtf((float)hd);
                             for (int i = 0; i < nq; i++)
                                 for (int d = 0; d < hd; d++) q[i][d] = rndf() * 4;
-                            k->attn(&q[0][0], ENG_ATTN_DIM_MAX, nq, pos0, window, kc[0], sizeof kc[0], type, vc[0],
+                            k->attn(&q[0][0], ENG_ATTN_DIM_MAX, nq, pos0, step, window, kc[0], sizeof kc[0], type, vc[0],
                                     sizeof vc[0], type, hd, hd, scale, &out[0][0], ENG_ATTN_DIM_MAX + 1);
                             int bad = 0;
                             for (int i = 0; i < nq; i++) {
-                                uint32_t pos = pos0 + (uint32_t)i;
+                                uint32_t pos = pos0 + (uint32_t)i * step;
                                 uint32_t first = window && pos + 1 > window ? pos + 1 - window : 0;
                                 double sc[ATT_CTX], mx = -1e300, sum = 0;
                                 for (uint32_t j = first; j <= pos; j++) {
@@ -278,8 +280,8 @@ static void test_attn(void) {
                                     }
                                 }
                             }
-                            CHECK_MSG(!bad, "%s attention %s cache hd=%d pos0=%u window=%u nq=%d: %d wrong",
-                                      eng_isa_name(isa), eng_kv_type_name(type), hd, pos0, window, nq, bad);
+                            CHECK_MSG(!bad, "%s attention %s cache hd=%d pos0=%u step=%u window=%u nq=%d: %d wrong",
+                                      eng_isa_name(isa), eng_kv_type_name(type), hd, pos0, step, window, nq, bad);
                         }
         }
     }
