@@ -74,12 +74,20 @@ static void params_text(rep_table *t, uint64_t n) {
 }
 
 rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err) {
-    /* The prediction columns appear for people only when there is one. */
+    /* The prediction columns appear for people only when there is one; the
+     * cache types, as in llama-bench's table, only when one is not f16. */
     rep_col cols[B_COUNT];
     memcpy(cols, bench_cols, sizeof cols);
-    bool any_pred = false;
-    for (int i = 0; i < n; i++) any_pred |= rows[i].predicted_ts > 0;
+    bool any_pred = false, any_kv = false;
+    for (int i = 0; i < n; i++) {
+        any_pred |= rows[i].predicted_ts > 0;
+        any_kv |= (rows[i].type_k[0] && strcmp(rows[i].type_k, "f16")) || (rows[i].type_v[0] && strcmp(rows[i].type_v, "f16"));
+    }
     if (!any_pred) cols[B_PRED].title = cols[B_ERR].title = NULL;
+    if (any_kv) {
+        cols[B_TYPE_K].title = "type_k";
+        cols[B_TYPE_V].title = "type_v";
+    }
     rep_table *t = rep_table_new(cols, B_COUNT, "Benchmark results (llama-bench style)", err);
     if (!t) return NULL;
     for (int i = 0; i < n; i++) {

@@ -102,6 +102,12 @@ int main(int argc, char **argv) {
             CHECK(back[1].n_depth == 512);
             char *md2 = render(back, nb, REP_FMT_MD);
             CHECK_MSG(strstr(md2, "predicted t/s") && strstr(md2, "-16%"), "prediction error:\n%s", md2);
+            CHECK_MSG(!strstr(md2, "type_k"), "f16 cache types shown:\n%s", md2);
+            free(md2);
+            /* a quantized cache shows both cache types, as llama-bench does */
+            snprintf(back[1].type_k, sizeof back[1].type_k, "q8_0");
+            md2 = render(back, nb, REP_FMT_MD);
+            CHECK_MSG(strstr(md2, "| type_k | type_v |") && strstr(md2, "| q8_0 "), "cache types:\n%s", md2);
             free(md2);
         }
         free(back);
