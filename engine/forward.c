@@ -130,10 +130,7 @@ static void mm_worker(void *arg, int ith, int nth) {
             const uint8_t *g0 = w->packed + (size_t)(t->jobs[j].expert * groups) * w->group_bytes;
             if (t->nt > 1 && ops->gemm_packed) {
                 /* the GEMM unpacks a panel once for all tokens; whole tiles per thread */
-                const int64_t per_tile = ENG_GEMM_ROWS / ENG_PACK_ROWS;
-                eng_split((groups + per_tile - 1) / per_tile, ith, nth, &lo, &hi);
-                lo *= per_tile;
-                hi = hi * per_tile < groups ? hi * per_tile : groups;
+                eng_split_tiles(groups, ENG_GEMM_ROWS / ENG_PACK_ROWS, ith, nth, &lo, &hi);
                 if (hi > lo)
                     ops->gemm_packed(w->n_in, g0 + (size_t)lo * w->group_bytes, w->group_bytes,
                                      (hi - lo) * ENG_PACK_ROWS, act, as, t->nt, out + lo * ENG_PACK_ROWS,
@@ -148,9 +145,7 @@ static void mm_worker(void *arg, int ith, int nth) {
         }
         if (t->nt > 1 && ops->gemm) {
             /* whole tiles per thread, so no thread runs a partial tile mid-matrix */
-            eng_split((w->n_out + ENG_GEMM_ROWS - 1) / ENG_GEMM_ROWS, ith, nth, &lo, &hi);
-            lo *= ENG_GEMM_ROWS;
-            hi = hi * ENG_GEMM_ROWS < w->n_out ? hi * ENG_GEMM_ROWS : w->n_out;
+            eng_split_tiles(w->n_out, ENG_GEMM_ROWS, ith, nth, &lo, &hi);
             if (hi > lo)
                 ops->gemm(w->n_in, base + lo * w->row_bytes, w->row_bytes, hi - lo, act, as, t->nt, out + lo,
                           (size_t)w->n_out);

@@ -18,6 +18,8 @@ int eng_pool_n(const eng_pool *p);
 int eng_default_threads(void);
 /* Thread ith's share [lo, hi) of n items. */
 void eng_split(int64_t n, int ith, int nth, int64_t *lo, int64_t *hi);
+/* The same in whole tiles of `tile` items (the last one may be partial). */
+void eng_split_tiles(int64_t n, int64_t tile, int ith, int nth, int64_t *lo, int64_t *hi);
 
 /* ---- model (model.c) ------------------------------------------------------- */
 

@@ -145,14 +145,13 @@ ALWAYS_INLINE __m256 half8(const eng_half *h) { return _mm256_cvtph_ps(_mm_loadu
 ALWAYS_INLINE __m256i ld8_u8(const uint8_t *p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
 ALWAYS_INLINE __m256i ld8_s8(const int8_t *p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)); }
 
-ALWAYS_INLINE void pks_q4_0(const pk_q4_0 *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
+/* Q4_0 and Q8_0: no integer scales, one offset per 32 weights (unit B). */
+ALWAYS_INLINE void pks_unit(const void *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
     (void)x, (void)j, (void)s0, (void)s1;
     *o0 = *o1 = _mm256_set1_ps(1.0f);
 }
-ALWAYS_INLINE void pks_q8_0(const pk_q8_0 *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
-    (void)x, (void)j, (void)s0, (void)s1;
-    *o0 = *o1 = _mm256_set1_ps(1.0f);
-}
+#define pks_q4_0 pks_unit
+#define pks_q8_0 pks_unit
 ALWAYS_INLINE void pks_q4_K(const pk_q4_K *x, int j, __m256i *s0, __m256i *s1, __m256 *o0, __m256 *o1) {
     *s0 = *s1 = ld8_u8(x->sub[j].sc);
     *o0 = *o1 = _mm256_cvtepi32_ps(ld8_u8(x->sub[j].m));

@@ -46,14 +46,13 @@ uint64_t eng_ctx_kv_bytes(const eng_model *m, const eng_params *pin) {
 }
 
 /* Every head's slice of the cache rows must start on a block boundary. */
-static int kv_check(const eng_model *m, int type, const char *which, fc_err *err) {
+static int kv_check(int type, uint32_t head_dim, const char *which, fc_err *err) {
     if (type < 0 || type >= ENG_KV_TYPE_COUNT)
         return fc_err_set(err, FC_EINPUT, "unsupported %s cache type %d (supported: f16, q8_0)", which, type);
     uint32_t blck = ggml_type_get(kv_types[type].ggml_type)->blck;
-    uint32_t hd = !strcmp(which, "K") ? m->hp.head_dim_k : m->hp.head_dim_v;
-    if (hd % blck)
+    if (head_dim % blck)
         return fc_err_set(err, FC_EINPUT, "%s cache type %s needs a head size that is a multiple of %u (this model: %u)",
-                          which, kv_types[type].name, blck, hd);
+                          which, kv_types[type].name, blck, head_dim);
     return FC_OK;
 }
 
@@ -95,8 +94,8 @@ int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err)
     params_resolve(m, &p);
     if (p.n_threads > ENG_MAX_THREADS)
         return fc_err_set(err, FC_EINPUT, "%u threads requested, at most %d", p.n_threads, ENG_MAX_THREADS);
-    int rc = kv_check(m, p.type_k, "K", err);
-    if (!rc) rc = kv_check(m, p.type_v, "V", err);
+    int rc = kv_check(p.type_k, m->hp.head_dim_k, "K", err);
+    if (!rc) rc = kv_check(p.type_v, m->hp.head_dim_v, "V", err);
     if (!rc) rc = eng_model_copy_weights(m, err);
     if (rc) return rc;
     eng_ctx *c = fc_calloc(1, sizeof *c, err);

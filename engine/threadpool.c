@@ -156,3 +156,9 @@ void eng_split(int64_t n, int ith, int nth, int64_t *lo, int64_t *hi) {
     *lo = per * ith < n ? per * ith : n;
     *hi = *lo + per < n ? *lo + per : n;
 }
+
+void eng_split_tiles(int64_t n, int64_t tile, int ith, int nth, int64_t *lo, int64_t *hi) {
+    eng_split((n + tile - 1) / tile, ith, nth, lo, hi);
+    *lo = *lo * tile < n ? *lo * tile : n;
+    *hi = *hi * tile < n ? *hi * tile : n;
+}
