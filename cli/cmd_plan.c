@@ -19,30 +19,19 @@
 #define PLAN_NGL_FLAG_MAX 100000   /* llama.cpp users write -ngl 999 for "all": accept and clamp */
 #define PLAN_SPLIT_MAX 1e6         /* one --tensor-split proportion */
 
-typedef struct plan_request {
+/* What the flags ask for; the planner's own request is built from it. */
+typedef struct plan_args {
     const char *model;       /* GGUF path, config.json or catalog name */
     const char *quant;       /* NULL: the file's own / MODEL_DEFAULT_QUANT */
     const char *hw;          /* NULL: this machine */
     plan_params params;
-    bool json;
-    bool table;              /* -o FORMAT: the per-device table in that format */
-    enum rep_format fmt;
-    /* speed and the choice */
     double min_tps;          /* --min-tps: decode the recommendation must reach */
     bool ctx_sweep;          /* --ctx-sweep: t/s against context depth */
     bool hw_all;             /* --hw all: rank the hardware catalog */
-} plan_request;
-
-typedef struct plan_outcome {
-    model_desc model;
-    plan_hw hw;
-    plan_memory mem;
-    /* speed and the choice */
-    plan_efficiency eff;
-    plan_speed_result speed;
-    char speed_note[FC_ERR_MSG_MAX];   /* why there is no speed, when there is none */
-    plan_choice *choice;
-} plan_outcome;
+    bool json;
+    bool table;              /* -o FORMAT: the per-device table in that format */
+    enum rep_format fmt;
+} plan_args;
 
 static void plan_usage(FILE *out) {
     fprintf(out,
@@ -84,7 +73,7 @@ static int parse_kv_type(const char *s, uint32_t *out) {
 }
 
 /* "3,1" -> {3, 1}: llama.cpp's -ts proportions. */
-static int parse_split(const char *s, float *split) {
+static int parse_split(const char *s, float *split, uint32_t *count) {
     char buf[256];
     if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf) return FC_EINPUT;
     char *save = NULL;
@@ -96,10 +85,11 @@ static int parse_split(const char *s, float *split) {
         split[n++] = (float)v;
         sum += v;
     }
+    *count = (uint32_t)n;
     return n && sum > 0 ? FC_OK : FC_EINPUT;
 }
 
-static int plan_parse(int argc, char **argv, plan_request *rq) {
+static int plan_parse(int argc, char **argv, plan_args *rq) {
     static const struct option opts[] = {
         {"quant", required_argument, 0, 'q'}, {"ctx", required_argument, 0, 'c'},
         {"kv", required_argument, 0, 'k'},    {"fa", required_argument, 0, 'f'},
@@ -164,7 +154,7 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
             break;
         case 's': rq->ctx_sweep = true; break;
         case 'T':
-            if (parse_split(optarg, p->tensor_split)) return cli_usage_error("plan", "--tensor-split: '%s' is not a list of non-negative numbers", optarg);
+            if (parse_split(optarg, p->tensor_split, &p->n_tensor_split)) return cli_usage_error("plan", "--tensor-split: '%s' is not a list of non-negative numbers", optarg);
             break;
         case 'e': p->exps_on_host = true; break;
         case 'n':
@@ -186,348 +176,47 @@ static int plan_parse(int argc, char **argv, plan_request *rq) {
     return FC_OK;
 }
 
-/* ---- speed and the choice ---------------------------------------------------- */
-
-#define SWEEP_MAX_POINTS 16
-
-static json_t *speed_result_json(const plan_speed_result *r) {
-    return json_pack("{s:f,s:f,s:i,s:f,s:f}", "pp512_tps", r->pp512, "tg128_tps", r->tg128, "depth", (json_int_t)r->depth,
-                     "pp512_at_depth_tps", r->pp_depth, "tg128_at_depth_tps", r->tg_depth);
-}
-
-static uint32_t speed_depth(const plan_params *p) { return p->n_ctx > PLAN_TEST_TG ? p->n_ctx - PLAN_TEST_TG : 0; }
-
-/* Speed of the requested placement, and the table of every quantization. A
- * machine without a measured bandwidth gets no speed, and says why. */
-static int plan_speed_section(const plan_request *rq, plan_outcome *o, fc_err *err) {
-    fc_err serr = {0};
-    if (plan_speed_predict(&o->model, &o->hw, &o->mem, &rq->params, &o->eff, speed_depth(&rq->params), &o->speed,
-                           &serr)) {
-        snprintf(o->speed_note, sizeof o->speed_note, "%s", serr.msg);
-        return FC_OK;
+static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
+    if (a->table) {
+        rep_table *t = rep_plan_table(r, err);
+        int rc = t ? rep_table_write(t, stdout, a->fmt, err) : err->status;
+        rep_table_free(t);
+        return rc;
     }
-    o->choice = calloc(1, sizeof *o->choice);
-    if (!o->choice) return fc_err_set(err, FC_ERUNTIME, "out of memory");
-    return plan_choose(o->choice, rq->model, &o->hw, &rq->params, rq->min_tps, &o->eff, err);
-}
-
-/* The file to run: the GGUF given, when it is the recommended type; else a
- * name for the file to make or download ("model-Q5_K_M.gguf"). */
-static void model_file_name(const plan_request *rq, const plan_outcome *o, const char *quant, char *buf, size_t cap) {
-    size_t n = strlen(rq->model);
-    bool gguf = n > 5 && !strcasecmp(rq->model + n - 5, ".gguf");
-    const model_ftype_info *own = model_ftype_by_id(o->model.hp.file_type);
-    if (gguf && !rq->quant && own && !strcasecmp(own->name, quant)) snprintf(buf, cap, "%s", rq->model);
-    else snprintf(buf, cap, "%.*s-%s.gguf", (int)(gguf ? n - 5 : n), rq->model, quant);
-}
-
-static void print_speed_text(const plan_request *rq, const plan_outcome *o) {
-    if (o->speed_note[0]) {
-        printf("speed     not predicted: %s\n", o->speed_note);
-        return;
-    }
-    printf("speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
-           o->speed.pp512, o->speed.tg128, o->speed.depth, o->speed.pp_depth, o->speed.tg_depth);
-    const plan_choice *c = o->choice;
-    if (!c) return;
-    char a[24];
-    printf("\nevery quantization at context %u (speed as llama.cpp; quality: perplexity increase vs F16, "
-           "KL divergence)\n", c->n_ctx);
-    printf("%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s\n", "quant", "file", "fits", "ngl", "pp512", "tg128", "tg@ctx",
-           "PPL +%", "KLD");
-    for (int i = 0; i < c->n_row; i++) {
-        const plan_choice_row *r = &c->row[i];
-        char ngl[16] = "-", ppl[16] = "?", kld[16] = "?";
-        if (r->where != PLAN_ON_NONE && r->where != PLAN_ON_CPU)
-            snprintf(ngl, sizeof ngl, "%d", r->params.n_gpu_layers == PLAN_NGL_ALL ? 999 : r->params.n_gpu_layers);
-        if (r->ppl_pct >= 0) snprintf(ppl, sizeof ppl, "%.2f", r->ppl_pct);
-        if (r->kld >= 0) snprintf(kld, sizeof kld, "%.4f", r->kld);
-        if (r->where == PLAN_ON_NONE)
-            printf("%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s%s\n", r->quant, fc_fmt_bytes(r->file_bytes, a, sizeof a),
-                   plan_where_name(r->where), ngl, "-", "-", "-", ppl, kld, i == c->best ? "  <-" : "");
-        else
-            printf("%-10s %10s  %-20s %5s %9.0f %8.1f %9.1f %8s %8s%s\n", r->quant,
-                   fc_fmt_bytes(r->file_bytes, a, sizeof a), plan_where_name(r->where), ngl, r->speed.pp512,
-                   r->speed.tg128, r->speed.tg_depth, ppl, kld, i == c->best ? "  <- recommended" : "");
-    }
-    if (c->best < 0) {
-        printf("\nrecommended  nothing: %s\n", c->reason);
-        return;
-    }
-    char file[1200], llama[2048], ollama[256];
-    model_file_name(rq, o, c->row[c->best].quant, file, sizeof file);
-    plan_choice_commands(c, file, llama, sizeof llama, ollama, sizeof ollama);
-    printf("\nrecommended  %s at context %u: %s\n  llama.cpp  %s\n  ollama     %s\n", c->row[c->best].quant, c->n_ctx,
-           c->reason, llama, ollama);
-}
-
-/* --ctx-sweep: the requested placement at growing depths, up to the context. */
-static void print_ctx_sweep(const plan_request *rq, const plan_outcome *o) {
-    if (o->speed_note[0]) return;
-    printf("\ncontext sweep (llama-bench -d DEPTH)\n%8s %10s %10s\n", "depth", "pp512", "tg128");
-    plan_speed_result r;
-    fc_err err = {0};
-    for (uint32_t d = 0, i = 0; i < SWEEP_MAX_POINTS && d <= rq->params.n_ctx; i++, d = d ? d * 2 : 512) {
-        if (plan_speed_predict(&o->model, &o->hw, &o->mem, &rq->params, &o->eff, d, &r, &err)) return;
-        printf("%8u %10.0f %10.1f\n", d, r.pp_depth, r.tg_depth);
-    }
-}
-
-/* --hw all: every catalog entry as the only device (GPUs with this
- * machine's RAM as host), ranked by where the model fits, then decode speed. */
-typedef struct hw_rank {
-    char id[64];
-    double mem_gib;
-    int where;
-    int32_t ngl;
-    plan_speed_result speed;
-} hw_rank;
-
-static int hw_rank_cmp(const void *a, const void *b) {
-    const hw_rank *x = a, *y = b;
-    if (x->where != y->where) return x->where - y->where;
-    return (x->speed.tg128 < y->speed.tg128) - (x->speed.tg128 > y->speed.tg128);
-}
-
-static int plan_rank_hw(const plan_request *rq, fc_err *err) {
-    size_t n = plan_hwcat_count();
-    hw_rank *rank = calloc(n ? n : 1, sizeof *rank);
-    plan_outcome *o = calloc(1, sizeof *o);
-    int rc = !rank || !o ? fc_err_set(err, FC_ERUNTIME, "out of memory") : FC_OK;
-    if (!rc) rc = model_load(&o->model, rq->model, rq->quant, err);
-    if (!rc) rc = plan_efficiency_load(&o->eff, NULL, err);
-    size_t k = 0;
-    for (size_t i = 0; !rc && i < n; i++) {
-        plan_hw_entry e;
-        if ((rc = plan_hwcat_get(i, &e, err))) break;
-        if ((rc = plan_hw_from_catalog(&o->hw, e.id, err))) break;
-        hw_rank *r = &rank[k++];
-        snprintf(r->id, sizeof r->id, "%s", e.id);
-        r->mem_gib = (double)(o->hw.n_gpu ? o->hw.gpu[0].mem_total : o->hw.host.mem_total) / FC_GIB;
-        plan_params p = rq->params;
-        r->where = plan_place(&o->model, &o->hw, &p, &o->mem);
-        r->ngl = p.n_gpu_layers;
-        fc_err serr = {0};
-        if (r->where != PLAN_ON_NONE &&
-            plan_speed_predict(&o->model, &o->hw, &o->mem, &p, &o->eff, speed_depth(&p), &r->speed, &serr))
-            r->where = PLAN_ON_NONE;
-    }
-    if (!rc) {
-        qsort(rank, k, sizeof *rank, hw_rank_cmp);
-        const model_ftype_info *ft = model_ftype_by_id(o->model.hp.file_type);
-        if (rq->json) {
-            json_t *arr = json_array();
-            for (size_t i = 0; i < k; i++)
-                json_array_append_new(arr, json_pack("{s:s,s:f,s:s,s:o}", "device", rank[i].id, "memory_gib",
-                                                     rank[i].mem_gib, "fits", plan_where_name(rank[i].where), "speed",
-                                                     rank[i].where == PLAN_ON_NONE ? json_null()
-                                                                                   : speed_result_json(&rank[i].speed)));
-            json_t *root = json_pack("{s:s,s:s,s:i,s:o}", "model", rq->model, "quant", ft ? ft->name : "?", "n_ctx",
-                                     (json_int_t)rq->params.n_ctx, "hardware", arr);
-            cli_print_json(root);
-        } else {
-            printf("%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM)\n",
-                   rq->model, ft ? ft->name : "", rq->params.n_ctx);
-            printf("%4s %-26s %8s  %-20s %5s %9s %8s %9s\n", "rank", "device", "memory", "fits", "ngl", "pp512", "tg128",
-                   "tg@ctx");
-            for (size_t i = 0; i < k; i++) {
-                const hw_rank *r = &rank[i];
-                char ngl[16] = "-";
-                if (r->where == PLAN_ON_SPLIT) snprintf(ngl, sizeof ngl, "%d", r->ngl);
-                if (r->where == PLAN_ON_NONE)
-                    printf("%4zu %-26s %6.0f G  %-20s\n", i + 1, r->id, r->mem_gib, plan_where_name(r->where));
-                else
-                    printf("%4zu %-26s %6.0f G  %-20s %5s %9.0f %8.1f %9.1f\n", i + 1, r->id, r->mem_gib,
-                           plan_where_name(r->where), ngl, r->speed.pp512, r->speed.tg128, r->speed.tg_depth);
-            }
-        }
-    }
-    if (o) model_desc_free(&o->model);
-    free(o);
-    free(rank);
-    return rc;
-}
-
-static int plan_compute(const plan_request *rq, plan_outcome *o, fc_err *err) {
-    memset(o, 0, sizeof *o);
-    int rc = model_load(&o->model, rq->model, rq->quant, err);
-    if (rc) return rc;
-    rc = rq->hw ? plan_hw_from_spec(&o->hw, rq->hw, err) : plan_hw_this_machine(&o->hw, false, err);
-    if (!rc) rc = plan_memory_compute(&o->mem, &o->model, &o->hw, &rq->params, err);
-    if (!rc) rc = plan_efficiency_load(&o->eff, NULL, err);
-    if (!rc) rc = plan_speed_section(rq, o, err);
-    if (rc) {
-        model_desc_free(&o->model);
-        free(o->choice);
-    }
-    return rc;
-}
-
-/* ---- text ------------------------------------------------------------------ */
-
-static const char *mib(uint64_t b, char *buf, size_t cap) {
-    if (!b) return "-";
-    return fc_fmt_bytes(b, buf, cap);
-}
-
-static void layers_label(const plan_dev_mem *dm, char *buf, size_t cap) {
-    int n = 0;
-    if (dm->n_layers) n = snprintf(buf, cap, "%u-%u", dm->layer_first, dm->layer_first + dm->n_layers - 1);
-    else buf[0] = '\0';
-    if (dm->has_output && n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, "%sout", n ? "+" : "");
-    if (dm->has_embd && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "%sembd", n ? "+" : "");
-}
-
-static void print_row(const char *dev, const plan_dev_mem *dm) {
-    char l[32], w[24], k[24], c[24], out[24], ov[24], t[24], f[24], mg[24];
-    layers_label(dm, l, sizeof l);
-    fc_fmt_bytes(dm->margin < 0 ? (uint64_t)-dm->margin : (uint64_t)dm->margin, mg, sizeof mg);
-    printf("%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %s%-9s %s\n", dev, l, mib(dm->weights, w, sizeof w),
-           mib(dm->kv, k, sizeof k), mib(dm->compute, c, sizeof c), mib(dm->output, out, sizeof out),
-           mib(dm->overhead, ov, sizeof ov), fc_fmt_bytes(dm->total, t, sizeof t),
-           fc_fmt_bytes(dm->capacity, f, sizeof f), dm->margin < 0 ? "-" : " ", mg, plan_verdict_name(dm->verdict));
-}
-
-static void plan_print_text(const plan_request *rq, const plan_outcome *o) {
-    const model_desc *d = &o->model;
-    const plan_params *p = &rq->params;
-    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
-    char a[24], b[24];
-    printf("model     %s (%s), %s, %s file, %.2f B parameters, %s\n", d->hp.name[0] ? d->hp.name : d->hp.arch,
-           d->source, ft ? ft->name : "file types", fc_fmt_bytes(d->file_bytes, a, sizeof a), (double)d->n_params / 1e9,
-           d->hp.arch);
-    printf("settings  context %u (KV cells %u", p->n_ctx, o->mem.kv_cells);
-    if (d->hp.sliding_window) printf(", %u on sliding-window layers", o->mem.kv_cells_swa);
-    printf("), KV %s/%s %s, ubatch %u, flash attention %s, %u sequence%s\n", ggml_type_get(p->type_k)->name,
-           ggml_type_get(p->type_v)->name, fc_fmt_bytes(o->mem.kv_bytes, b, sizeof b), p->n_ubatch,
-           p->flash_attn ? "on" : "off", p->n_parallel, p->n_parallel > 1 ? "s" : "");
-    printf("hardware  %s\n\n", o->hw.label);
-    printf("%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %-10s %s\n", "device", "layers", "weights", "KV cache",
-           "compute", "output", "overhead", "total", "free", "margin", "verdict");
-    for (int g = 0; g < o->hw.n_gpu; g++) {
-        char dev[64];
-        snprintf(dev, sizeof dev, "%s%d %.16s", plan_backend_name(o->hw.gpu[g].backend), g, o->hw.gpu[g].id);
-        print_row(dev, &o->mem.gpu[g]);
-    }
-    print_row("CPU (host RAM)", &o->mem.host);
-    printf("\nverdict   %s", plan_verdict_name(o->mem.verdict));
-    if (o->mem.verdict == PLAN_NO_FIT) printf(" — try a smaller --quant, a shorter --ctx, --kv q8_0 or fewer --ngl");
-    printf("\nfree memory: %s\n", o->hw.host.source);
-    print_speed_text(rq, o);
-    if (rq->ctx_sweep) print_ctx_sweep(rq, o);
-}
-
-/* ---- JSON ------------------------------------------------------------------ */
-
-static json_t *dev_json(const char *id, const char *backend, const plan_dev_mem *dm) {
-    json_t *o = json_object();
-    json_object_set_new(o, "device", json_string(id));
-    json_object_set_new(o, "backend", json_string(backend));
-    json_object_set_new(o, "n_layers", json_integer(dm->n_layers));
-    json_object_set_new(o, "layer_first", dm->n_layers ? json_integer(dm->layer_first) : json_null());
-    json_object_set_new(o, "output", json_boolean(dm->has_output));
-    json_object_set_new(o, "token_embd", json_boolean(dm->has_embd));
-    json_object_set_new(o, "weights_bytes", json_integer((json_int_t)dm->weights));
-    json_object_set_new(o, "kv_bytes", json_integer((json_int_t)dm->kv));
-    json_object_set_new(o, "compute_bytes", json_integer((json_int_t)dm->compute));
-    json_object_set_new(o, "output_bytes", json_integer((json_int_t)dm->output));
-    json_object_set_new(o, "overhead_bytes", json_integer((json_int_t)dm->overhead));
-    json_object_set_new(o, "total_bytes", json_integer((json_int_t)dm->total));
-    json_object_set_new(o, "free_bytes", json_integer((json_int_t)dm->capacity));
-    json_object_set_new(o, "margin_bytes", json_integer((json_int_t)dm->margin));
-    json_object_set_new(o, "verdict", json_string(plan_verdict_name(dm->verdict)));
-    return o;
-}
-
-static void speed_json(json_t *root, const plan_request *rq, const plan_outcome *o) {
-    if (o->speed_note[0]) {
-        json_object_set_new(root, "speed", json_null());
-        json_object_set_new(root, "speed_note", json_string(o->speed_note));
-        return;
-    }
-    json_object_set_new(root, "speed", speed_result_json(&o->speed));
-    const plan_choice *c = o->choice;
-    if (!c) return;
-    json_t *rows = json_array();
-    for (int i = 0; i < c->n_row; i++) {
-        const plan_choice_row *r = &c->row[i];
-        json_t *j = json_pack("{s:s,s:I,s:s,s:b}", "quant", r->quant, "file_bytes", (json_int_t)r->file_bytes, "fits",
-                              plan_where_name(r->where), "experts_in_ram", r->params.exps_on_host);
-        json_object_set_new(j, "n_cpu_moe", json_integer(r->params.exps_on_host ? 0 : r->params.n_cpu_moe));
-        json_object_set_new(j, "n_gpu_layers", r->params.n_gpu_layers == PLAN_NGL_ALL ? json_string("all")
-                                                                                     : json_integer(r->params.n_gpu_layers));
-        json_object_set_new(j, "speed", r->where == PLAN_ON_NONE ? json_null() : speed_result_json(&r->speed));
-        json_object_set_new(j, "ppl_increase_pct", r->ppl_pct >= 0 ? json_real(r->ppl_pct) : json_null());
-        json_object_set_new(j, "kl_divergence", r->kld >= 0 ? json_real(r->kld) : json_null());
-        json_array_append_new(rows, j);
-    }
-    json_object_set_new(root, "quantizations", rows);
-    json_t *rec = json_object();
-    json_object_set_new(rec, "reason", json_string(c->reason));
-    json_object_set_new(rec, "n_ctx", json_integer(c->n_ctx));
-    if (c->best >= 0) {
-        char file[1200], llama[2048], ollama[256];
-        model_file_name(rq, o, c->row[c->best].quant, file, sizeof file);
-        plan_choice_commands(c, file, llama, sizeof llama, ollama, sizeof ollama);
-        json_object_set_new(rec, "quant", json_string(c->row[c->best].quant));
-        json_object_set_new(rec, "llama_cpp", json_string(llama));
-        json_object_set_new(rec, "ollama", json_string(ollama));
-    }
-    json_object_set_new(root, "recommendation", rec);
-}
-
-static void plan_print_json(const plan_request *rq, const plan_outcome *o) {
-    const model_desc *d = &o->model;
-    const plan_params *p = &rq->params;
-    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
-    json_t *root = json_object(), *m = json_object(), *s = json_object(), *devs = json_array();
-    json_object_set_new(m, "name", json_string(d->hp.name));
-    json_object_set_new(m, "source", json_string(d->source));
-    json_object_set_new(m, "architecture", json_string(d->hp.arch));
-    json_object_set_new(m, "quant", ft ? json_string(ft->name) : json_null());
-    json_object_set_new(m, "file_bytes", json_integer((json_int_t)d->file_bytes));
-    json_object_set_new(m, "weight_bytes", json_integer((json_int_t)d->weight_bytes));
-    json_object_set_new(m, "n_params", json_integer((json_int_t)d->n_params));
-    json_object_set_new(m, "n_layer", json_integer(d->hp.n_layer));
-    json_object_set_new(root, "model", m);
-    json_object_set_new(s, "n_ctx", json_integer(p->n_ctx));
-    json_object_set_new(s, "kv_cells", json_integer(o->mem.kv_cells));
-    json_object_set_new(s, "kv_cells_swa", json_integer(o->mem.kv_cells_swa));
-    json_object_set_new(s, "kv_type_k", json_string(ggml_type_get(p->type_k)->name));
-    json_object_set_new(s, "kv_type_v", json_string(ggml_type_get(p->type_v)->name));
-    json_object_set_new(s, "kv_bytes", json_integer((json_int_t)o->mem.kv_bytes));
-    json_object_set_new(s, "n_ubatch", json_integer(p->n_ubatch));
-    json_object_set_new(s, "flash_attn", json_boolean(p->flash_attn));
-    json_object_set_new(s, "n_parallel", json_integer(p->n_parallel));
-    json_object_set_new(s, "n_gpu_layers", p->n_gpu_layers < 0 ? json_string("all") : json_integer(p->n_gpu_layers));
-    json_object_set_new(root, "settings", s);
-    json_object_set_new(root, "hardware", json_string(o->hw.label));
-    for (int g = 0; g < o->hw.n_gpu; g++)
-        json_array_append_new(devs, dev_json(o->hw.gpu[g].id, plan_backend_name(o->hw.gpu[g].backend), &o->mem.gpu[g]));
-    json_array_append_new(devs, dev_json("host", "CPU", &o->mem.host));
-    json_object_set_new(root, "devices", devs);
-    json_object_set_new(root, "verdict", json_string(plan_verdict_name(o->mem.verdict)));
-    json_object_set_new(root, "free_memory_source", json_string(o->hw.host.source));
-    speed_json(root, rq, o);
-    cli_print_json(root);
+    if (a->json) cli_print_json(rep_plan_json(r));
+    else rep_plan_text(stdout, r);
+    return FC_OK;
 }
 
 int cli_plan(int argc, char **argv) {
-    plan_request rq;
-    int rc = plan_parse(argc, argv, &rq);
+    plan_args a;
+    int rc = plan_parse(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
-    plan_outcome o;
     fc_err err = {0};
-    if (rq.hw_all) return plan_rank_hw(&rq, &err) ? cli_report_error("plan", &err) : 0;
-    if ((rc = plan_compute(&rq, &o, &err))) return cli_report_error("plan", &err);
-    if (rq.table) {
-        rep_table *t = rep_plan_table(&o.model, &o.hw, &o.mem, &rq.params, &err);
-        rc = t ? rep_table_write(t, stdout, rq.fmt, &err) : err.status;
-        rep_table_free(t);
-        if (rc) rc = cli_report_error("plan", &err);
-    } else if (rq.json) plan_print_json(&rq, &o);
-    else plan_print_text(&rq, &o);
-    model_desc_free(&o.model);
-    free(o.choice);
-    return rc;
+    model_desc model;
+    if (model_load(&model, a.model, a.quant, &err)) return cli_report_error("plan", &err);
+    plan_hw *hw = calloc(1, sizeof *hw);
+    plan_result *r = calloc(1, sizeof *r);
+    rc = hw && r ? FC_OK : fc_err_set(&err, FC_ERUNTIME, "out of memory");
+    if (!rc && !a.hw_all) rc = plan_hw_resolve(hw, a.hw, &err);
+    plan_request rq = {.model = &model, .model_spec = a.model, .quant = a.quant, .hw = hw, .params = a.params,
+                       .min_tps = a.min_tps, .want = PLAN_WANT_CHOICE | (a.ctx_sweep ? PLAN_WANT_SWEEP : 0)};
+    if (!rc && a.hw_all) {
+        plan_rank rk;
+        /* The rank's header names the model and settings: a result without hardware. */
+        r->model = &model;
+        r->params = a.params;
+        if (!(rc = plan_rank_hardware(&rq, &rk, &err))) {
+            if (a.json) cli_print_json(rep_rank_json(r, &rk));
+            else rep_rank_text(stdout, r, &rk);
+            plan_rank_free(&rk);
+        }
+    } else if (!rc && !(rc = plan_make(&rq, r, &err))) {
+        rc = plan_render(&a, r, &err);
+        plan_result_free(r);
+    }
+    model_desc_free(&model);
+    free(hw);
+    free(r);
+    return rc ? cli_report_error("plan", &err) : 0;
 }

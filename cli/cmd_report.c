@@ -153,23 +153,39 @@ static int profile_get(const report_args *a, probe_profile *p, fc_err *err) {
     return a->profile ? probe_profile_load(p, a->profile, err) : probe_profile_get(p, true, err);
 }
 
-/* The plans: each named model (or the defaults) on --hw or this machine. */
+/* The plans: each named model (or the defaults) on --hw or this machine,
+ * the same request `fitcheck plan` makes, with the depth sweep the page draws. */
 static int plans_build(const report_args *a, const probe_profile *prof, rep_plan_view *plans, int *n, fc_err *err) {
-    plan_hw hw;
-    int rc = a->hw ? plan_hw_from_spec(&hw, a->hw, err) : prof ? plan_hw_from_profile(&hw, prof, err)
-                                                               : plan_hw_this_machine(&hw, false, err);
-    if (rc) return rc;
-    plan_params p;
-    plan_params_default(&p);
-    p.n_ctx = a->n_ctx;
+    plan_hw *hw = fc_calloc(1, sizeof *hw, err);
+    plan_result *r = fc_calloc(1, sizeof *r, err);
+    int rc = hw && r ? FC_OK : FC_ERUNTIME;
+    if (!rc) rc = a->hw || !prof ? plan_hw_resolve(hw, a->hw, err) : plan_hw_from_profile(hw, prof, err);
+    plan_request rq = {.hw = hw, .want = PLAN_WANT_CHOICE | PLAN_WANT_SWEEP};
+    plan_params_default(&rq.params);
+    rq.params.n_ctx = a->n_ctx;
     const char *const *models = a->n_models ? (const char *const *)a->models : default_models;
     int count = a->n_models ? a->n_models : (int)FC_ARRAY_LEN(default_models);
-    for (*n = 0; *n < count; (*n)++) {
-        rep_progress(models[*n], (double)*n / count);
-        rc = rep_plan_view_build(&plans[*n], models[*n], &hw, &p, err);
-        if (rc) break;
+    for (*n = 0; !rc && *n < count;) {
+        const char *spec = models[*n];
+        rep_progress(spec, (double)*n / count);
+        model_desc model;
+        if ((rc = model_load(&model, spec, NULL, err))) {
+            fc_err_prefix(err, "planning %s: ", spec);
+            break;
+        }
+        rq.model = &model;
+        rq.model_spec = spec;
+        if ((rc = plan_make(&rq, r, err))) {
+            fc_err_prefix(err, "planning %s: ", spec);
+        } else {
+            rep_plan_view_fill(&plans[(*n)++], r);
+            plan_result_free(r);
+        }
+        model_desc_free(&model);
     }
     rep_progress_done();
+    free(hw);
+    free(r);
     return rc;
 }
 

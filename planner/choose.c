@@ -113,40 +113,56 @@ int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memo
     return PLAN_ON_NONE;
 }
 
-static int fill_rows(plan_choice *c, const char *model, const plan_hw *hw, const plan_params *base,
-                     const plan_efficiency *e, fc_err *err) {
+/* The model at file type ft: the model itself when it is a GGUF of that
+ * type (its exact tensor table), else llama-quantize's mix rebuilt from its
+ * hyperparameters. *own says which (the caller frees only a rebuilt one). */
+static int model_at(const model_desc *model, const model_ftype_info *ft, model_desc *out, bool *own, fc_err *err) {
+    *own = model->hp.file_type == ft->id;
+    if (*own) {
+        *out = *model;
+        return FC_OK;
+    }
+    return model_desc_synthesize(out, &model->hp, ft->name, err);
+}
+
+/* One row per file type whose quality loss is published; each row's model
+ * description is built once (the context halvings reuse them). */
+static int rows_init(plan_choice *c, const model_desc *model, model_desc *descs, bool *own, fc_err *err) {
     c->n_row = 0;
-    plan_memory *m = calloc(1, sizeof *m);
-    if (!m) return fc_err_set(err, FC_ERUNTIME, "out of memory");
-    int rc = FC_OK;
-    for (size_t i = 0; !rc && c->n_row < PLAN_CHOICE_MAX; i++) {
+    for (size_t i = 0; c->n_row < PLAN_CHOICE_MAX; i++) {
         const model_ftype_info *ft = model_ftype_at(i);
         if (!ft) break;
         double ppl, kld;
-        /* The table lists the types whose quality loss is published. */
         if (plan_quality(ft->name, &ppl, &kld) != FC_OK) continue;
-        model_desc d;
-        memset(&d, 0, sizeof d);
-        rc = model_load(&d, model, ft->name, err);
-        if (rc) break;
+        int rc = model_at(model, ft, &descs[c->n_row], &own[c->n_row], err);
+        if (rc) return rc;
         plan_choice_row *r = &c->row[c->n_row++];
         memset(r, 0, sizeof *r);
         snprintf(r->quant, sizeof r->quant, "%s", ft->name);
-        r->file_bytes = d.file_bytes;
+        r->file_bytes = descs[c->n_row - 1].file_bytes;
         r->ppl_pct = ppl;
         r->kld = kld;
-        r->params = *base;
-        r->where = plan_place(&d, hw, &r->params, m);
-        if (r->where != PLAN_ON_NONE) {
-            r->n_gpu = hw->n_gpu;
-            for (int g = 0; g < hw->n_gpu; g++) r->gpu_layers[g] = m->gpu[g].n_layers;
-            uint32_t depth = base->n_ctx > PLAN_TEST_TG ? base->n_ctx - PLAN_TEST_TG : 0;
-            rc = plan_speed_predict(&d, hw, m, &r->params, e, depth, &r->speed, err);
-        }
-        model_desc_free(&d);
     }
-    free(m);
-    return rc;
+    return FC_OK;
+}
+
+static void rows_place(plan_choice *c, const model_desc *descs, const plan_hw *hw, const plan_params *base,
+                       const plan_efficiency *e, plan_memory *m) {
+    for (int i = 0; i < c->n_row; i++) {
+        plan_choice_row *r = &c->row[i];
+        r->params = *base;
+        memset(&r->speed, 0, sizeof r->speed);
+        r->where = plan_place(&descs[i], hw, &r->params, m);
+        r->n_gpu = hw->n_gpu;
+        for (int g = 0; g < hw->n_gpu; g++) r->gpu_layers[g] = r->where != PLAN_ON_NONE ? m->gpu[g].n_layers : 0;
+        if (r->where == PLAN_ON_NONE) continue;
+        /* A placement that uses an unmeasured device (this machine's RAM,
+         * never probed) still fits; its speed is unknown, not an error. */
+        fc_err serr = {0};
+        r->has_speed = plan_speed_predict(&descs[i], hw, m, &r->params, e, plan_full_depth(base), &r->speed, &serr) ==
+                       FC_OK;
+        if (!r->has_speed) memset(&r->speed, 0, sizeof r->speed);
+    }
 }
 
 /* Lower perplexity increase = higher quality; unpublished sorts last. */
@@ -168,7 +184,7 @@ static int pick(const plan_choice *c, bool (*ok)(const plan_choice_row *, const 
     int best = -1;
     for (int i = 0; i < c->n_row; i++) {
         const plan_choice_row *r = &c->row[i];
-        if (!ok(r, hw) || r->speed.tg128 < min_tps) continue;
+        if (!ok(r, hw) || (min_tps > 0 && (!r->has_speed || r->speed.tg128 < min_tps))) continue;
         if (best < 0 || better(r, &c->row[best])) best = i;
     }
     return best;
@@ -183,62 +199,51 @@ static bool anywhere(const plan_choice_row *r, const plan_hw *hw) {
     return r->where != PLAN_ON_NONE;
 }
 
-int plan_choose(plan_choice *c, const char *model, const plan_hw *hw, const plan_params *p, double min_tps,
+/* Picks among the rows placed at c->n_ctx; false when nothing fits. */
+static bool rows_pick(plan_choice *c, const plan_hw *hw, double min_tps) {
+    c->best = pick(c, in_fastest, hw, min_tps);
+    if (c->best >= 0) {
+        snprintf(c->reason, sizeof c->reason, "highest quality that fits wholly in %s%s",
+                 hw->n_gpu ? "GPU memory" : "RAM", min_tps > 0 ? " and reaches --min-tps" : "");
+        return true;
+    }
+    c->best = pick(c, anywhere, hw, min_tps);
+    if (c->best >= 0) {
+        snprintf(c->reason, sizeof c->reason, "nothing fits wholly in GPU memory%s: best split by quality",
+                 min_tps > 0 ? " at --min-tps" : "");
+        return true;
+    }
+    for (int i = 0; i < c->n_row; i++)
+        if (c->row[i].where != PLAN_ON_NONE && (c->best < 0 || c->row[i].speed.tg128 > c->row[c->best].speed.tg128))
+            c->best = i;
+    if (c->best >= 0) {
+        snprintf(c->reason, sizeof c->reason, "nothing reaches --min-tps %.1f: the fastest that fits", min_tps);
+        return true;
+    }
+    return false;
+}
+
+int plan_choose(plan_choice *c, const model_desc *model, const plan_hw *hw, const plan_params *p, double min_tps,
                 const plan_efficiency *e, fc_err *err) {
     memset(c, 0, sizeof *c);
     c->best = -1;
+    model_desc *descs = calloc(PLAN_CHOICE_MAX, sizeof *descs);
+    bool own[PLAN_CHOICE_MAX] = {0};
+    plan_memory *m = calloc(1, sizeof *m);
+    int rc = descs && m ? rows_init(c, model, descs, own, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
     plan_params base = *p;
-    for (;;) {
+    bool found = false;
+    while (!rc) {
         c->n_ctx = base.n_ctx;
-        int rc = fill_rows(c, model, hw, &base, e, err);
-        if (rc) return rc;
-        c->best = pick(c, in_fastest, hw, min_tps);
-        if (c->best >= 0) {
-            snprintf(c->reason, sizeof c->reason, "highest quality that fits wholly in %s%s",
-                     hw->n_gpu ? "GPU memory" : "RAM", min_tps > 0 ? " and reaches --min-tps" : "");
-            return FC_OK;
-        }
-        c->best = pick(c, anywhere, hw, min_tps);
-        if (c->best >= 0) {
-            snprintf(c->reason, sizeof c->reason, "nothing fits wholly in GPU memory%s: best split by quality",
-                     min_tps > 0 ? " at --min-tps" : "");
-            return FC_OK;
-        }
-        for (int i = 0; i < c->n_row; i++)
-            if (c->row[i].where != PLAN_ON_NONE &&
-                (c->best < 0 || c->row[i].speed.tg128 > c->row[c->best].speed.tg128))
-                c->best = i;
-        if (c->best >= 0) {
-            snprintf(c->reason, sizeof c->reason, "nothing reaches --min-tps %.1f: the fastest that fits", min_tps);
-            return FC_OK;
-        }
+        rows_place(c, descs, hw, &base, e, m);
+        if ((found = rows_pick(c, hw, min_tps))) break;
         if (base.n_ctx / 2 < PLAN_MIN_CTX) break;
         base.n_ctx /= 2; /* a shorter context: less KV cache and compute buffer */
     }
-    snprintf(c->reason, sizeof c->reason, "no quantization fits, even at context %u", c->n_ctx);
-    return FC_OK;
-}
-
-void plan_choice_commands(const plan_choice *c, const char *model_file, char *llama, size_t llama_cap, char *ollama,
-                          size_t ollama_cap) {
-    llama[0] = ollama[0] = '\0';
-    if (c->best < 0) return;
-    const plan_choice_row *r = &c->row[c->best];
-    const plan_params *p = &r->params;
-    int ngl = p->n_gpu_layers == PLAN_NGL_ALL ? 999 : p->n_gpu_layers;
-    size_t n = (size_t)snprintf(llama, llama_cap, "llama-server -m %s -ngl %d -c %u -ctk %s -ctv %s -fa %s", model_file,
-                                ngl, c->n_ctx, ggml_type_get(p->type_k)->name, ggml_type_get(p->type_v)->name,
-                                p->flash_attn ? "on" : "off");
-    if (n < llama_cap && p->exps_on_host) n += (size_t)snprintf(llama + n, llama_cap - n, " -ot \"exps=CPU\"");
-    else if (n < llama_cap && p->n_cpu_moe) n += (size_t)snprintf(llama + n, llama_cap - n, " --n-cpu-moe %u", p->n_cpu_moe);
-    int used = 0;
-    for (int g = 0; g < r->n_gpu; g++) used += r->gpu_layers[g] > 0;
-    if (n < llama_cap && used > 1) {
-        n += (size_t)snprintf(llama + n, llama_cap - n, " -ts ");
-        for (int g = 0; g < r->n_gpu && n < llama_cap; g++)
-            n += (size_t)snprintf(llama + n, llama_cap - n, "%s%u", g ? "," : "", r->gpu_layers[g]);
-    }
-    /* ollama counts layers the same way and has no expert override. */
-    snprintf(ollama, ollama_cap, "num_gpu %d, num_ctx %u%s", ngl, c->n_ctx,
-             p->exps_on_host || p->n_cpu_moe ? " (ollama cannot keep only the experts in RAM: use llama-server)" : "");
+    if (!rc && !found) snprintf(c->reason, sizeof c->reason, "no quantization fits, even at context %u", c->n_ctx);
+    for (int i = 0; descs && i < c->n_row; i++)
+        if (!own[i]) model_desc_free(&descs[i]);
+    free(descs);
+    free(m);
+    return rc;
 }

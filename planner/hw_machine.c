@@ -14,25 +14,21 @@ static const char *const backend_names[PLAN_BACKEND_COUNT] = {"CPU", "CUDA", "RO
 
 const char *plan_backend_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b] : "?"; }
 
-static bool meminfo_kib(const char *text, const char *key, uint64_t *out) {
-    const char *p = strstr(text, key);
-    if (!p) return false;
-    unsigned long long kib;
-    if (sscanf(p + strlen(key), ": %llu kB", &kib) != 1) return false;
-    *out = (uint64_t)kib * 1024;
-    return true;
-}
-
-/* Free RAM now: a profile's figure is as old as the profile. */
+/* Free RAM now — a profile's figure is as old as the profile — through the
+ * probe's one reader, which also caps it by a container's memory.max less
+ * what the container already uses. */
 static int hw_host_ram_now(plan_device *host, fc_err *err) {
-    char *text;
-    size_t len;
-    int rc = fc_read_file(HW_MEMINFO, HW_MEMINFO_MAX, &text, &len, err);
-    if (rc) return FC_ERUNTIME;
-    bool ok = meminfo_kib(text, "MemTotal", &host->mem_total) && meminfo_kib(text, "MemAvailable", &host->mem_free);
-    free(text);
-    if (!ok) return fc_err_set(err, FC_ERUNTIME, "%s has no MemTotal/MemAvailable", HW_MEMINFO);
-    snprintf(host->source, sizeof host->source, "MemAvailable in %s, read now", HW_MEMINFO);
+    probe_ram r;
+    int rc = probe_ram_now(&r, err);
+    if (rc) return rc;
+    host->mem_total = r.total;
+    host->mem_free = r.available;
+    char a[24];
+    if (r.cgroup_max && r.cgroup_max < r.total)
+        snprintf(host->source, sizeof host->source, "MemAvailable, read now, within the container's limit of %s",
+                 fc_fmt_bytes(r.cgroup_max, a, sizeof a));
+    else
+        snprintf(host->source, sizeof host->source, "MemAvailable in /proc/meminfo, read now");
     return FC_OK;
 }
 
@@ -137,4 +133,8 @@ int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err) {
         snprintf(hw->label, sizeof hw->label, "%.60s: %.180s", spec, label);
     }
     return rc;
+}
+
+int plan_hw_resolve(plan_hw *hw, const char *spec, fc_err *err) {
+    return spec ? plan_hw_from_spec(hw, spec, err) : plan_hw_this_machine(hw, false, err);
 }

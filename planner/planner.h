@@ -84,6 +84,10 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err);
 int plan_repack_of_isa(const char *isa);
 /* --hw SPEC: a profile path (FILE.json) or a catalog list. */
 int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err);
+/* The hardware of a plan, resolved once: spec as --hw takes it, NULL = this
+ * machine (its profile; free RAM read now through probe_available_ram, the
+ * one reader that honours a container's memory.max). */
+int plan_hw_resolve(plan_hw *hw, const char *spec, fc_err *err);
 
 /* ---- memory --------------------------------------------------------------- */
 
@@ -91,6 +95,7 @@ int plan_hw_from_spec(plan_hw *hw, const char *spec, fc_err *err);
 #define PLAN_DEFAULT_UBATCH 512    /* llama.cpp's -ub default */
 #define PLAN_DEFAULT_BATCH 2048    /* llama.cpp's -b default */
 #define PLAN_NGL_ALL (-1)          /* every layer and the output on the GPUs (-ngl 999) */
+#define PLAN_NGL_ALL_FLAG 999      /* how llama.cpp users write "all" for -ngl */
 
 typedef struct plan_params {
     uint32_t n_ctx;            /* total KV cells requested (shared by the parallel sequences) */
@@ -101,10 +106,14 @@ typedef struct plan_params {
     int32_t n_gpu_layers;      /* PLAN_NGL_ALL or 0..n_layer+1 as llama.cpp counts (+1 = output) */
     bool exps_on_host;         /* MoE expert tensors stay in host RAM (llama.cpp -ot exps=CPU, --cpu-moe) */
     float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
+    uint32_t n_tensor_split;   /* values the user gave (-ts): more than the GPUs is an error */
     uint32_t n_cpu_moe;        /* expert tensors of layers 0..n-1 stay in host RAM (--n-cpu-moe) */
 } plan_params;
 
 void plan_params_default(plan_params *p);
+/* -ngl as a number: PLAN_NGL_ALL is every layer and the output, n_layer + 1.
+ * Every output (text, JSON, tables) shows this one number. */
+int32_t plan_ngl_count(const plan_params *p, const model_hparams *hp);
 
 enum plan_verdict { PLAN_FITS = 0, PLAN_TIGHT, PLAN_NO_FIT };
 const char *plan_verdict_name(int v);
@@ -365,6 +374,9 @@ typedef struct plan_speed_result {
     uint32_t depth;
 } plan_speed_result;
 
+/* The depth of "the context full": tg128's last token sees n_ctx cells. */
+uint32_t plan_full_depth(const plan_params *p);
+
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
 
@@ -390,6 +402,7 @@ typedef struct plan_choice_row {
     plan_params params;            /* the placement that fits: n_gpu_layers, exps_on_host, n_cpu_moe */
     uint32_t gpu_layers[PLAN_MAX_DEVICES]; /* layers per GPU (llama.cpp -ts) */
     int n_gpu;
+    bool has_speed;                /* false: a device of the placement has no measured bandwidth */
     plan_speed_result speed;
     double ppl_pct, kld;           /* -1 = not published */
 } plan_choice_row;
@@ -407,10 +420,96 @@ typedef struct plan_choice {
  * fits wholly in the fastest memory and reaches min_tps decode, else the
  * best split (layers across GPUs, each card's own VRAM; MoE experts on the
  * CPU), else the fastest that fits. */
-int plan_choose(plan_choice *c, const char *model, const plan_hw *hw, const plan_params *p, double min_tps,
+int plan_choose(plan_choice *c, const model_desc *model, const plan_hw *hw, const plan_params *p, double min_tps,
                 const plan_efficiency *e, fc_err *err);
-/* The recommendation as a llama-server command line and ollama parameters. */
-void plan_choice_commands(const plan_choice *c, const char *model_file, char *llama, size_t llama_cap, char *ollama,
-                          size_t ollama_cap);
+
+/* ---- the commands ---------------------------------------------------------- */
+
+#define PLAN_FILE_MAX 1200
+#define PLAN_CMD_MAX 2048
+
+/* The GGUF file llama.cpp would load for `model` (as the user named it in
+ * spec) at file type quant: the file given when it is that type; else a file
+ * name to download or make with llama-quantize, in the same folder as a GGUF
+ * given ("SmolLM2-135M-Instruct.Q8_0.gguf" for "…/SmolLM2-135M-Instruct.Q4_1.gguf"),
+ * from the model's name for a config.json or catalog entry
+ * ("Mistral-7B-v0.3-Q8_0.gguf"). *exists says which. */
+void plan_model_file(const model_desc *model, const char *spec, const char *quant, char *buf, size_t cap,
+                     bool *exists);
+/* llama-server's command line for a placement (p: its -ngl, -c, -ctk/-ctv,
+ * -fa, -ub, -np, expert overrides; gpu_layers: layers per GPU, or the
+ * user's -ts when given) and ollama's parameters. file is shell-quoted. */
+void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_gpu, const char *file, char *llama,
+                       size_t llama_cap, char *ollama, size_t ollama_cap);
+
+/* ---- one plan: the request every verb makes ---------------------------------
+ * plan, plan --hw all, the bare main job and report each fill one request and
+ * only render the result (reports/). Loading the model (model_load) and
+ * resolving the hardware (plan_hw_resolve) happen once, before. */
+
+enum plan_want {
+    PLAN_WANT_CHOICE = 1 << 0, /* every quantization and the recommendation */
+    PLAN_WANT_SWEEP = 1 << 1,  /* pp512 / tg128 against context depth */
+};
+
+#define PLAN_SWEEP_MAX 16          /* depths 0, 512, 1024, ... */
+#define PLAN_NOTES_MAX 8
+#define PLAN_NOTE_LEN 256
+
+typedef struct plan_request {
+    const model_desc *model;       /* the model as given; not owned */
+    const char *model_spec;        /* what the user named it: the command's file */
+    const char *quant;             /* --quant asked, NULL = the model's own types */
+    const plan_hw *hw;             /* resolved hardware; not owned */
+    plan_params params;
+    double min_tps;                /* decode the recommendation must reach */
+    unsigned want;                 /* enum plan_want */
+    const plan_efficiency *eff;    /* NULL: built-in constants + calibration file */
+} plan_request;
+
+typedef struct plan_result {
+    const model_desc *model;       /* the request's model (borrowed) */
+    plan_hw hw;
+    plan_params params;            /* the request's, validated */
+    plan_memory mem;               /* the requested placement */
+    bool has_speed;                /* false: speed_note says why */
+    plan_speed_result speed;
+    char speed_note[FC_ERR_MSG_MAX];
+    plan_speed_result sweep[PLAN_SWEEP_MAX];
+    int n_sweep;
+    char file[PLAN_FILE_MAX];      /* the file the requested plan runs */
+    bool file_exists;
+    char llama_cmd[PLAN_CMD_MAX];  /* the requested placement as a command */
+    plan_choice *choice;           /* PLAN_WANT_CHOICE with speed; else NULL */
+    char rec_file[PLAN_FILE_MAX];  /* the recommendation's file and commands */
+    bool rec_file_exists;
+    char rec_llama[PLAN_CMD_MAX], rec_ollama[256];
+    char note[PLAN_NOTES_MAX][PLAN_NOTE_LEN]; /* warnings a user should read */
+    int n_note;
+} plan_result;
+
+/* Fills res (FC_EINPUT for a request the hardware cannot take, e.g. more
+ * -ts values than GPUs). Free with plan_result_free. */
+int plan_make(const plan_request *rq, plan_result *res, fc_err *err);
+void plan_result_free(plan_result *res);
+
+/* --hw all: the request's model on every catalog device alone (GPUs with this
+ * machine's RAM as host), ranked by where it fits, then decode speed. */
+typedef struct plan_rank_row {
+    char id[64];
+    double mem_gib;
+    int where;                     /* enum plan_where */
+    plan_params params;            /* the placement found */
+    plan_speed_result speed;       /* valid when where != PLAN_ON_NONE */
+} plan_rank_row;
+
+typedef struct plan_rank {
+    plan_rank_row *row;
+    size_t n;
+} plan_rank;
+
+/* rq->hw is ignored. Free with plan_rank_free. */
+int plan_rank_hardware(const plan_request *rq, plan_rank *out, fc_err *err);
+void plan_rank_free(plan_rank *r);
 
 #endif

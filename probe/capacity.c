@@ -182,11 +182,19 @@ uint64_t probe_mem_budget(const probe_profile *p) {
     return p->ram_available / 2;
 }
 
-uint64_t probe_available_ram(void) {
+int probe_ram_now(probe_ram *r, fc_err *err) {
+    memset(r, 0, sizeof *r);
     probe_profile *p = calloc(1, sizeof *p);
-    if (!p) return 0;
-    fc_err err = {0};
-    uint64_t avail = probe_capacity(p, &err) == FC_OK ? p->ram_available : 0;
+    if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int rc = probe_capacity(p, err);
+    if (!rc && !p->ram_total) rc = fc_err_set(err, FC_ERUNTIME, "the RAM size of this machine cannot be read");
+    if (!rc) *r = (probe_ram){p->ram_total, p->ram_available, p->cgroup_mem_max};
     free(p);
-    return avail;
+    return rc;
+}
+
+uint64_t probe_available_ram(void) {
+    probe_ram r;
+    fc_err err = {0};
+    return probe_ram_now(&r, &err) == FC_OK ? r.available : 0;
 }

@@ -155,6 +155,13 @@ void probe_gpus_print(const probe_profile *p, FILE *out);
 /* Bytes this process may still allocate now: MemAvailable, capped by the
  * cgroup's memory limit less its usage. 0 when unknown. */
 uint64_t probe_available_ram(void);
+/* RAM now: total, available (capped by the cgroup's memory.max less what the
+ * cgroup uses) and that limit (0 = none). The one reader of free memory
+ * that planning and running share. */
+typedef struct probe_ram {
+    uint64_t total, available, cgroup_max;
+} probe_ram;
+int probe_ram_now(probe_ram *r, fc_err *err);
 
 /* Default profile location: $XDG_CACHE_HOME/fitcheck/machine.json. */
 int probe_default_path(char *buf, size_t cap, fc_err *err);

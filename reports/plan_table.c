@@ -6,7 +6,8 @@
 #include "planner/planner.h"
 
 enum {
-    L_MODEL, L_SIZE, L_PARAMS, L_CTX, L_TYPE_K, L_TYPE_V, L_FA, L_UBATCH, L_NGL, L_DEVICE, L_BACKEND, L_LAYERS,
+    L_MODEL, L_SIZE, L_PARAMS, L_CTX, L_TYPE_K, L_TYPE_V, L_FA, L_UBATCH, L_NGL, L_DEVICE, L_DEVICE_NAME, L_BACKEND,
+    L_LAYERS,
     L_WEIGHTS, L_KV, L_COMPUTE, L_OUTPUT, L_OVERHEAD, L_TOTAL, L_FREE, L_MARGIN, L_VERDICT, L_SCHEMA, L_COUNT
 };
 static const rep_col plan_cols[L_COUNT] = {
@@ -19,7 +20,8 @@ static const rep_col plan_cols[L_COUNT] = {
     [L_FA] = {"flash_attn", NULL, REP_RIGHT, false},
     [L_UBATCH] = {"n_ubatch", NULL, REP_RIGHT, false},
     [L_NGL] = {"n_gpu_layers", NULL, REP_RIGHT, false},
-    [L_DEVICE] = {"device", "device", REP_LEFT, false},
+    [L_DEVICE] = {"device", NULL, REP_LEFT, false},
+    [L_DEVICE_NAME] = {"device_name", "device", REP_LEFT, false},
     [L_BACKEND] = {"backend", "backend", REP_LEFT, false},
     [L_LAYERS] = {"n_layers", "layers", REP_RIGHT, false},
     [L_WEIGHTS] = {"weights_bytes", "weights", REP_RIGHT, false},
@@ -34,8 +36,9 @@ static const rep_col plan_cols[L_COUNT] = {
     [L_SCHEMA] = {"schema", NULL, REP_LEFT, false},
 };
 
-static void device_row(rep_table *t, const model_desc *d, const plan_params *p, const char *device,
-                       const char *backend, const plan_dev_mem *dm) {
+static void device_row(rep_table *t, const plan_result *r, const plan_device *dev, const plan_dev_mem *dm) {
+    const model_desc *d = r->model;
+    const plan_params *p = &r->params;
     const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
     rep_table_add_row(t);
     rep_row_mark(t, dm->verdict == PLAN_FITS ? REP_MARK_GOOD : dm->verdict == PLAN_TIGHT ? REP_MARK_WARN : REP_MARK_BAD);
@@ -50,9 +53,10 @@ static void device_row(rep_table *t, const model_desc *d, const plan_params *p, 
     rep_cell_str(t, L_TYPE_V, ggml_type_get(p->type_v) ? ggml_type_get(p->type_v)->name : "?");
     rep_cell_i64(t, L_FA, p->flash_attn);
     rep_cell_i64(t, L_UBATCH, p->n_ubatch);
-    rep_cell_i64(t, L_NGL, p->n_gpu_layers);
-    rep_cell_str(t, L_DEVICE, device);
-    rep_cell_str(t, L_BACKEND, backend);
+    rep_cell_i64(t, L_NGL, plan_ngl_count(p, &d->hp));
+    rep_cell_str(t, L_DEVICE, dev->id);
+    rep_cell_str(t, L_DEVICE_NAME, dev->name);
+    rep_cell_str(t, L_BACKEND, plan_backend_name(dev->backend));
     rep_cell_i64(t, L_LAYERS, dm->n_layers);
     const uint64_t parts[] = {dm->weights, dm->kv, dm->compute, dm->output, dm->overhead, dm->total, dm->capacity};
     for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) rep_cell_gib(t, L_WEIGHTS + (int)i, parts[i]);
@@ -61,12 +65,10 @@ static void device_row(rep_table *t, const model_desc *d, const plan_params *p, 
     rep_cell_str(t, L_SCHEMA, REP_SCHEMA_PLAN);
 }
 
-rep_table *rep_plan_table(const model_desc *d, const plan_hw *hw, const plan_memory *m, const plan_params *p,
-                          fc_err *err) {
+rep_table *rep_plan_table(const plan_result *r, fc_err *err) {
     rep_table *t = rep_table_new(plan_cols, L_COUNT, "Memory per device", err);
     if (!t) return NULL;
-    for (int g = 0; g < m->n_gpu && g < PLAN_MAX_DEVICES; g++)
-        device_row(t, d, p, hw->gpu[g].name, plan_backend_name(hw->gpu[g].backend), &m->gpu[g]);
-    device_row(t, d, p, hw->host.name, "CPU", &m->host);
+    for (int g = 0; g < r->mem.n_gpu && g < PLAN_MAX_DEVICES; g++) device_row(t, r, &r->hw.gpu[g], &r->mem.gpu[g]);
+    device_row(t, r, &r->hw.host, &r->mem.host);
     return t;
 }

@@ -11,6 +11,8 @@
 #include "common/fc.h"
 #include "probe/probe.h"
 
+#include <jansson.h>
+
 /* Progress bar with the current step on stderr; draws only when stderr is a
  * terminal. frac in [0, 1]; rep_progress_done() clears the line. */
 void rep_progress(const char *step, double frac);
@@ -113,12 +115,22 @@ const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "
  * For -o md|csv|json|jsonl on probe and plan (docs/schema-probe.md,
  * docs/schema-plan.md). The caller frees the table. */
 rep_table *rep_probe_table(const probe_profile *p, fc_err *err);
-struct model_desc;
-struct plan_hw;
-struct plan_memory;
-struct plan_params;
-rep_table *rep_plan_table(const struct model_desc *d, const struct plan_hw *hw, const struct plan_memory *m,
-                          const struct plan_params *p, fc_err *err);
+struct plan_result;
+struct plan_rank;
+rep_table *rep_plan_table(const struct plan_result *r, fc_err *err);
+
+/* ---- a plan as text and as a JSON document ---------------------------------
+ * What `fitcheck plan` prints (docs/schema-plan.md: the --json document and
+ * the -o rows share field names and meanings). */
+void rep_plan_text(FILE *out, const struct plan_result *r);
+json_t *rep_plan_json(const struct plan_result *r);
+/* --hw all: the catalog ranked for one model. */
+void rep_rank_text(FILE *out, const struct plan_result *r, const struct plan_rank *rk);
+json_t *rep_rank_json(const struct plan_result *r, const struct plan_rank *rk);
+/* The bare `fitcheck` main job: one line per catalog model. */
+void rep_fits_head(FILE *out, const struct plan_result *first);
+void rep_fits_row(FILE *out, const char *name, double params_b, const struct plan_result *r);
+void rep_fits_tail(FILE *out, int n_fit, int n_models, const struct plan_result *last);
 
 /* ---- charts (inline SVG) ---------------------------------------------------
  * Each chart carries its own text alternative (<title> and <desc>, role=img)
@@ -259,17 +271,15 @@ typedef struct rep_plan_view {
     int n_quants;
     double depth[REP_MAX_DEPTHS], pp_ts[REP_MAX_DEPTHS], tg_ts[REP_MAX_DEPTHS];
     int n_depths;
-    char command[1024];            /* llama.cpp command line */
+    char command[2048];            /* llama.cpp command line (PLAN_CMD_MAX) */
     char note[256];                /* what is missing, said plainly */
 } rep_plan_view;
 
-/* Plans model `spec` (GGUF path, config.json or catalog name) on hw: memory
- * per device, predicted speed against context depth, and the planner's
- * choice: every quantization with its size, placement, speed and quality,
- * the recommendation and its llama.cpp command. Where speed cannot be
- * predicted (no measured bandwidth) the view's note says why. */
-int rep_plan_view_build(rep_plan_view *v, const char *spec, const struct plan_hw *hw, const struct plan_params *p,
-                        fc_err *err);
+/* The page's view of a plan made with PLAN_WANT_CHOICE | PLAN_WANT_SWEEP:
+ * memory per device, speed against depth, every quantization, the
+ * recommendation and its command. Where speed could not be predicted the
+ * view's note says why. */
+void rep_plan_view_fill(rep_plan_view *v, const struct plan_result *r);
 
 typedef struct rep_report {
     const char *title;

@@ -27,7 +27,7 @@ python3 - "$out" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 devs = d["devices"]
-assert [x["device"] for x in devs] == ["rtx-4090", "rtx-4090", "host"], devs
+assert [x["device"] for x in devs] == ["rtx-4090", "rtx-4090", "cpu"], devs
 assert all(x["free_bytes"] == 24 << 30 for x in devs[:2]), "VRAM must be per card"
 assert sum(x["n_layers"] for x in devs) == 48
 assert d["settings"]["kv_bytes"] == 48 * 8192 * 4 * 128 * 2 * 2, d["settings"]

@@ -13,10 +13,25 @@ static plan_choice *choose(const char *model, const char *hw_spec, double min_tp
     plan_params p;
     plan_params_default(&p);
     CHECK_MSG(plan_efficiency_builtin(&e, &err) == FC_OK, "%s", err.msg);
-    CHECK_MSG(plan_hw_from_catalog(hw, hw_spec, &err) == FC_OK, "%s", err.msg);
+    /* A named host platform, so the test does not depend on this machine's
+     * RAM or on whether it has been probed. */
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s%s", hw_spec, strstr(hw_spec, "cpu-") ? "" : ",cpu-ddr5-6400-2ch:64");
+    CHECK_MSG(plan_hw_from_catalog(hw, spec, &err) == FC_OK, "%s", err.msg);
     plan_choice *c = calloc(1, sizeof *c);
-    CHECK_MSG(plan_choose(c, model, hw, &p, min_tps, &e, &err) == FC_OK, "%s", err.msg);
+    model_desc d;
+    CHECK_MSG(model_load(&d, model, NULL, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_choose(c, &d, hw, &p, min_tps, &e, &err) == FC_OK, "%s", err.msg);
+    model_desc_free(&d);
     return c;
+}
+
+/* The recommendation's command, as plan_make builds it. */
+static void commands(const plan_choice *c, const char *file, char *llama, size_t lcap, char *ollama, size_t ocap) {
+    const plan_choice_row *r = &c->row[c->best];
+    plan_params p = r->params;
+    p.n_ctx = c->n_ctx;
+    plan_command_line(&p, r->gpu_layers, r->n_gpu, file, llama, lcap, ollama, ocap);
 }
 
 static const plan_choice_row *row(const plan_choice *c, const char *quant) {
@@ -65,7 +80,7 @@ static void test_vram_per_card(void) {
         model_desc_free(&d);
     }
     char llama[2048], ollama[256];
-    plan_choice_commands(c, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    commands(c, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
     CHECK(strstr(llama, "-ts ") != NULL && strstr(llama, "-ngl 999") && strstr(ollama, "num_ctx 4096"));
     free(c);
 }
@@ -95,7 +110,7 @@ static void test_moe_experts_to_ram(void) {
     CHECK(q2 && q2->where == PLAN_ON_GPU);
     c->best = (int)(q4 - c->row);
     char llama[2048], ollama[256];
-    plan_choice_commands(c, "q.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    commands(c, "q.gguf", llama, sizeof llama, ollama, sizeof ollama);
     CHECK(strstr(llama, "--n-cpu-moe ") != NULL);
     free(c);
 }

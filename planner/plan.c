@@ -1,0 +1,112 @@
+/* plan_make: one request -> one result that every verb renders.
+ *
+ *   request (model, hardware, flags)
+ *     -> memory of the requested placement            (memory.c)
+ *     -> its speed, and against depth when asked      (speed*.c)
+ *     -> every quantization and the recommendation    (choose.c)
+ *     -> the commands for both                        (command.c)
+ *
+ * Nothing here prints: reports/ renders the result as text, JSON, tables or
+ * HTML, so two verbs never disagree about the same plan. */
+#include "planner/planner.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int32_t plan_ngl_count(const plan_params *p, const model_hparams *hp) {
+    return p->n_gpu_layers == PLAN_NGL_ALL ? (int32_t)hp->n_layer + 1 : p->n_gpu_layers;
+}
+
+uint32_t plan_full_depth(const plan_params *p) { return p->n_ctx > PLAN_TEST_TG ? p->n_ctx - PLAN_TEST_TG : 0; }
+
+static void note_add(plan_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(plan_result *r, const char *fmt, ...) {
+    if (r->n_note >= PLAN_NOTES_MAX) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note[r->n_note++], PLAN_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* What the hardware cannot take is the user's to fix: FC_EINPUT. */
+static int request_check(const plan_request *rq, fc_err *err) {
+    const plan_params *p = &rq->params;
+    if (p->n_tensor_split > (uint32_t)rq->hw->n_gpu)
+        return fc_err_set(err, FC_EINPUT, "--tensor-split gives %u values for %d GPU%s (%s)", p->n_tensor_split,
+                          rq->hw->n_gpu, rq->hw->n_gpu == 1 ? "" : "s", rq->hw->label);
+    return FC_OK;
+}
+
+/* pp512/tg128 at llama-bench's depths 0, 512, 1024, ... up to the context. */
+static int sweep_fill(const plan_request *rq, plan_result *r, const plan_efficiency *e, fc_err *err) {
+    for (uint32_t d = 0; r->n_sweep < PLAN_SWEEP_MAX && d <= r->params.n_ctx; d = d ? d * 2 : 512) {
+        int rc = plan_speed_predict(rq->model, &r->hw, &r->mem, &r->params, e, d, &r->sweep[r->n_sweep], err);
+        if (rc) return rc;
+        r->n_sweep++;
+    }
+    return FC_OK;
+}
+
+static void commands_fill(const plan_request *rq, plan_result *r) {
+    const model_ftype_info *ft = model_ftype_by_id(rq->model->hp.file_type);
+    char ollama[256];
+    uint32_t layers[PLAN_MAX_DEVICES];
+    for (int g = 0; g < r->hw.n_gpu; g++) layers[g] = r->mem.gpu[g].n_layers;
+    plan_model_file(rq->model, rq->model_spec, ft ? ft->name : "", r->file, sizeof r->file, &r->file_exists);
+    plan_command_line(&r->params, layers, r->hw.n_gpu, r->file, r->llama_cmd, sizeof r->llama_cmd, ollama,
+                      sizeof ollama);
+    const plan_choice *c = r->choice;
+    if (!c || c->best < 0) return;
+    const plan_choice_row *b = &c->row[c->best];
+    plan_params p = b->params;
+    p.n_ctx = c->n_ctx;
+    plan_model_file(rq->model, rq->model_spec, b->quant, r->rec_file, sizeof r->rec_file, &r->rec_file_exists);
+    plan_command_line(&p, b->gpu_layers, b->n_gpu, r->rec_file, r->rec_llama, sizeof r->rec_llama, r->rec_ollama,
+                      sizeof r->rec_ollama);
+}
+
+int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
+    memset(r, 0, sizeof *r);
+    r->model = rq->model;
+    r->hw = *rq->hw;
+    r->params = rq->params;
+    int rc = request_check(rq, err);
+    if (!rc) rc = plan_memory_compute(&r->mem, rq->model, &r->hw, &r->params, err);
+    if (rc) return rc;
+    if (r->params.n_ctx > rq->model->hp.n_ctx_train && rq->model->hp.n_ctx_train)
+        note_add(r, "context %u is beyond the %u tokens the model was trained on: quality past that is not assured",
+                 r->params.n_ctx, rq->model->hp.n_ctx_train);
+
+    plan_efficiency *own_eff = NULL;
+    const plan_efficiency *e = rq->eff;
+    if (!e) {
+        own_eff = malloc(sizeof *own_eff);
+        if (!own_eff) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+        if ((rc = plan_efficiency_load(own_eff, NULL, err))) goto out;
+        e = own_eff;
+    }
+    /* No speed is not fatal: a machine without a measured bandwidth still
+     * gets its memory plan, and speed_note says why. */
+    fc_err serr = {0};
+    r->has_speed = plan_speed_predict(rq->model, &r->hw, &r->mem, &r->params, e, plan_full_depth(&r->params),
+                                      &r->speed, &serr) == FC_OK;
+    if (!r->has_speed) snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
+    if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
+    if (r->has_speed && (rq->want & PLAN_WANT_CHOICE)) {
+        r->choice = calloc(1, sizeof *r->choice);
+        if (!r->choice) rc = fc_err_set(err, FC_ERUNTIME, "out of memory");
+        else rc = plan_choose(r->choice, rq->model, &r->hw, &r->params, rq->min_tps, e, err);
+        if (rc) goto out;
+    }
+    commands_fill(rq, r);
+out:
+    free(own_eff);
+    if (rc) plan_result_free(r);
+    return rc;
+}
+
+void plan_result_free(plan_result *r) {
+    free(r->choice);
+    r->choice = NULL;
+}

@@ -1,0 +1,51 @@
+/* --hw all: which catalog device runs the model best (what to buy). Each
+ * entry is planned alone — a GPU with this machine's RAM as its host — with
+ * the same placement search as one plan (plan_place). */
+#include "planner/planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int rank_cmp(const void *a, const void *b) {
+    const plan_rank_row *x = a, *y = b;
+    if (x->where != y->where) return x->where - y->where;
+    return (x->speed.tg128 < y->speed.tg128) - (x->speed.tg128 > y->speed.tg128);
+}
+
+int plan_rank_hardware(const plan_request *rq, plan_rank *out, fc_err *err) {
+    memset(out, 0, sizeof *out);
+    size_t n = plan_hwcat_count();
+    out->row = calloc(n ? n : 1, sizeof *out->row);
+    plan_hw *hw = malloc(sizeof *hw);
+    plan_memory *m = malloc(sizeof *m);
+    plan_efficiency *own_eff = rq->eff ? NULL : malloc(sizeof *own_eff);
+    int rc = out->row && hw && m && (rq->eff || own_eff) ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if (!rc && own_eff) rc = plan_efficiency_load(own_eff, NULL, err);
+    const plan_efficiency *e = rq->eff ? rq->eff : own_eff;
+    for (size_t i = 0; !rc && i < n; i++) {
+        plan_hw_entry ent;
+        if ((rc = plan_hwcat_get(i, &ent, err)) || (rc = plan_hw_from_catalog(hw, ent.id, err))) break;
+        plan_rank_row *r = &out->row[out->n++];
+        snprintf(r->id, sizeof r->id, "%s", ent.id);
+        r->mem_gib = (double)(hw->n_gpu ? hw->gpu[0].mem_total : hw->host.mem_total) / FC_GIB;
+        r->params = rq->params;
+        r->where = plan_place(rq->model, hw, &r->params, m);
+        fc_err serr = {0};
+        /* A device whose speed cannot be predicted is not ranked as a fit. */
+        if (r->where != PLAN_ON_NONE &&
+            plan_speed_predict(rq->model, hw, m, &r->params, e, plan_full_depth(&r->params), &r->speed, &serr))
+            r->where = PLAN_ON_NONE;
+    }
+    if (!rc) qsort(out->row, out->n, sizeof *out->row, rank_cmp);
+    free(hw);
+    free(m);
+    free(own_eff);
+    if (rc) plan_rank_free(out);
+    return rc;
+}
+
+void plan_rank_free(plan_rank *r) {
+    free(r->row);
+    r->row = NULL;
+    r->n = 0;
+}

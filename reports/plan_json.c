@@ -1,0 +1,127 @@
+/* A plan as one JSON document (fitcheck plan --json, docs/schema-plan.md).
+ * Fields it shares with the -o rows (plan_table.c) have the same names and
+ * meanings: "device" is the device id, "device_name" its name, and
+ * n_gpu_layers is always a number (every layer and the output = n_layer + 1). */
+#include "planner/planner.h"
+#include "reports/reports.h"
+
+static json_t *speed_json(const plan_speed_result *s) {
+    return json_pack("{s:f,s:f,s:i,s:f,s:f}", "pp512_tps", s->pp512, "tg128_tps", s->tg128, "depth",
+                     (json_int_t)s->depth, "pp512_at_depth_tps", s->pp_depth, "tg128_at_depth_tps", s->tg_depth);
+}
+
+static json_t *device_json(const plan_device *dev, const plan_dev_mem *dm) {
+    json_t *o = json_object();
+    json_object_set_new(o, "device", json_string(dev->id));
+    json_object_set_new(o, "device_name", json_string(dev->name));
+    json_object_set_new(o, "backend", json_string(plan_backend_name(dev->backend)));
+    json_object_set_new(o, "n_layers", json_integer(dm->n_layers));
+    json_object_set_new(o, "layer_first", dm->n_layers ? json_integer(dm->layer_first) : json_null());
+    json_object_set_new(o, "output", json_boolean(dm->has_output));
+    json_object_set_new(o, "token_embd", json_boolean(dm->has_embd));
+    const struct { const char *key; uint64_t v; } parts[] = {
+        {"weights_bytes", dm->weights}, {"kv_bytes", dm->kv},       {"compute_bytes", dm->compute},
+        {"output_bytes", dm->output},   {"overhead_bytes", dm->overhead}, {"total_bytes", dm->total},
+        {"free_bytes", dm->capacity},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) json_object_set_new(o, parts[i].key, json_integer((json_int_t)parts[i].v));
+    json_object_set_new(o, "margin_bytes", json_integer((json_int_t)dm->margin));
+    json_object_set_new(o, "verdict", json_string(plan_verdict_name(dm->verdict)));
+    return o;
+}
+
+static json_t *choice_json(const plan_result *r) {
+    const plan_choice *c = r->choice;
+    json_t *rows = json_array();
+    for (int i = 0; i < c->n_row; i++) {
+        const plan_choice_row *q = &c->row[i];
+        json_t *j = json_pack("{s:s,s:I,s:s,s:b}", "quant", q->quant, "file_bytes", (json_int_t)q->file_bytes, "fits",
+                              plan_where_name(q->where), "experts_in_ram", q->params.exps_on_host);
+        json_object_set_new(j, "n_cpu_moe", json_integer(q->params.exps_on_host ? 0 : q->params.n_cpu_moe));
+        json_object_set_new(j, "n_gpu_layers", json_integer(plan_ngl_count(&q->params, &r->model->hp)));
+        json_object_set_new(j, "speed", q->has_speed ? speed_json(&q->speed) : json_null());
+        json_object_set_new(j, "ppl_increase_pct", q->ppl_pct >= 0 ? json_real(q->ppl_pct) : json_null());
+        json_object_set_new(j, "kl_divergence", q->kld >= 0 ? json_real(q->kld) : json_null());
+        json_array_append_new(rows, j);
+    }
+    return rows;
+}
+
+static json_t *recommendation_json(const plan_result *r) {
+    const plan_choice *c = r->choice;
+    json_t *rec = json_object();
+    json_object_set_new(rec, "reason", json_string(c->reason));
+    json_object_set_new(rec, "n_ctx", json_integer(c->n_ctx));
+    if (c->best >= 0) {
+        json_object_set_new(rec, "quant", json_string(c->row[c->best].quant));
+        json_object_set_new(rec, "file", json_string(r->rec_file));
+        json_object_set_new(rec, "file_exists", json_boolean(r->rec_file_exists));
+        json_object_set_new(rec, "llama_cpp", json_string(r->rec_llama));
+        json_object_set_new(rec, "ollama", json_string(r->rec_ollama));
+    }
+    return rec;
+}
+
+json_t *rep_plan_json(const plan_result *r) {
+    const model_desc *d = r->model;
+    const plan_params *p = &r->params;
+    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
+    json_t *root = json_object(), *devs = json_array();
+    json_object_set_new(root, "model",
+                        json_pack("{s:s,s:s,s:s,s:o,s:I,s:I,s:I,s:i}", "name", d->hp.name, "source", d->source,
+                                  "architecture", d->hp.arch, "quant", ft ? json_string(ft->name) : json_null(),
+                                  "file_bytes", (json_int_t)d->file_bytes, "weight_bytes",
+                                  (json_int_t)d->weight_bytes, "n_params", (json_int_t)d->n_params, "n_layer",
+                                  (int)d->hp.n_layer));
+    json_t *s = json_object();
+    json_object_set_new(s, "n_ctx", json_integer(p->n_ctx));
+    json_object_set_new(s, "kv_cells", json_integer(r->mem.kv_cells));
+    json_object_set_new(s, "kv_cells_swa", json_integer(r->mem.kv_cells_swa));
+    json_object_set_new(s, "type_k", json_string(ggml_type_get(p->type_k)->name));
+    json_object_set_new(s, "type_v", json_string(ggml_type_get(p->type_v)->name));
+    json_object_set_new(s, "kv_bytes", json_integer((json_int_t)r->mem.kv_bytes));
+    json_object_set_new(s, "n_ubatch", json_integer(p->n_ubatch));
+    json_object_set_new(s, "n_batch", json_integer(p->n_batch));
+    json_object_set_new(s, "flash_attn", json_boolean(p->flash_attn));
+    json_object_set_new(s, "n_parallel", json_integer(p->n_parallel));
+    json_object_set_new(s, "n_gpu_layers", json_integer(plan_ngl_count(p, &d->hp)));
+    json_object_set_new(root, "settings", s);
+    json_object_set_new(root, "hardware", json_string(r->hw.label));
+    for (int g = 0; g < r->hw.n_gpu; g++) json_array_append_new(devs, device_json(&r->hw.gpu[g], &r->mem.gpu[g]));
+    json_array_append_new(devs, device_json(&r->hw.host, &r->mem.host));
+    json_object_set_new(root, "devices", devs);
+    json_object_set_new(root, "verdict", json_string(plan_verdict_name(r->mem.verdict)));
+    json_object_set_new(root, "free_memory_source", json_string(r->hw.host.source));
+    json_t *notes = json_array();
+    for (int i = 0; i < r->n_note; i++) json_array_append_new(notes, json_string(r->note[i]));
+    json_object_set_new(root, "notes", notes);
+    json_object_set_new(root, "file", json_string(r->file));
+    json_object_set_new(root, "llama_cpp", json_string(r->llama_cmd));
+    json_object_set_new(root, "speed", r->has_speed ? speed_json(&r->speed) : json_null());
+    if (!r->has_speed) json_object_set_new(root, "speed_note", json_string(r->speed_note));
+    if (r->n_sweep) {
+        json_t *sw = json_array();
+        for (int i = 0; i < r->n_sweep; i++) json_array_append_new(sw, speed_json(&r->sweep[i]));
+        json_object_set_new(root, "ctx_sweep", sw);
+    }
+    if (r->choice) {
+        json_object_set_new(root, "quantizations", choice_json(r));
+        json_object_set_new(root, "recommendation", recommendation_json(r));
+    }
+    return root;
+}
+
+json_t *rep_rank_json(const plan_result *r, const plan_rank *rk) {
+    const model_ftype_info *ft = model_ftype_by_id(r->model->hp.file_type);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < rk->n; i++) {
+        const plan_rank_row *x = &rk->row[i];
+        json_t *j = json_pack("{s:s,s:f,s:s}", "device", x->id, "memory_gib", x->mem_gib, "fits",
+                              plan_where_name(x->where));
+        json_object_set_new(j, "n_gpu_layers", json_integer(plan_ngl_count(&x->params, &r->model->hp)));
+        json_object_set_new(j, "speed", x->where == PLAN_ON_NONE ? json_null() : speed_json(&x->speed));
+        json_array_append_new(arr, j);
+    }
+    return json_pack("{s:s,s:s,s:i,s:o}", "model", r->model->source, "quant", ft ? ft->name : "?", "n_ctx",
+                     (json_int_t)r->params.n_ctx, "hardware", arr);
+}

@@ -1,0 +1,158 @@
+/* A plan as people read it on a terminal: the model and settings, memory per
+ * device with a verdict, the predicted speed, every quantization and the
+ * recommended command. Only renders a plan_result; computes nothing. */
+#include "planner/planner.h"
+#include "reports/reports.h"
+
+#include <string.h>
+
+static const char *bytes_or_dash(uint64_t b, char *buf, size_t cap) { return b ? fc_fmt_bytes(b, buf, cap) : "-"; }
+
+static void layers_label(const plan_dev_mem *dm, char *buf, size_t cap) {
+    int n = 0;
+    if (dm->n_layers) n = snprintf(buf, cap, "%u-%u", dm->layer_first, dm->layer_first + dm->n_layers - 1);
+    else buf[0] = '\0';
+    if (dm->has_output && n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, "%sout", n ? "+" : "");
+    if (dm->has_embd && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "%sembd", n ? "+" : "");
+}
+
+static void device_line(FILE *out, const char *dev, const plan_dev_mem *dm) {
+    char l[32], w[24], k[24], c[24], o[24], ov[24], t[24], f[24], mg[24];
+    layers_label(dm, l, sizeof l);
+    fc_fmt_bytes(dm->margin < 0 ? (uint64_t)-dm->margin : (uint64_t)dm->margin, mg, sizeof mg);
+    fprintf(out, "%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %s%-9s %s\n", dev, l,
+            bytes_or_dash(dm->weights, w, sizeof w), bytes_or_dash(dm->kv, k, sizeof k),
+            bytes_or_dash(dm->compute, c, sizeof c), bytes_or_dash(dm->output, o, sizeof o),
+            bytes_or_dash(dm->overhead, ov, sizeof ov), fc_fmt_bytes(dm->total, t, sizeof t),
+            fc_fmt_bytes(dm->capacity, f, sizeof f), dm->margin < 0 ? "-" : " ", mg, plan_verdict_name(dm->verdict));
+}
+
+static void memory_text(FILE *out, const plan_result *r) {
+    const model_desc *d = r->model;
+    const plan_params *p = &r->params;
+    const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
+    char a[24], b[24];
+    fprintf(out, "model     %s (%s), %s, %s file, %.2f B parameters, %s\n", d->hp.name[0] ? d->hp.name : d->hp.arch,
+            d->source, ft ? ft->name : "file types", fc_fmt_bytes(d->file_bytes, a, sizeof a),
+            (double)d->n_params / 1e9, d->hp.arch);
+    fprintf(out, "settings  context %u (KV cells %u", p->n_ctx, r->mem.kv_cells);
+    if (d->hp.sliding_window) fprintf(out, ", %u on sliding-window layers", r->mem.kv_cells_swa);
+    fprintf(out, "), KV %s/%s %s, ubatch %u, flash attention %s, %u sequence%s\n", ggml_type_get(p->type_k)->name,
+            ggml_type_get(p->type_v)->name, fc_fmt_bytes(r->mem.kv_bytes, b, sizeof b), p->n_ubatch,
+            p->flash_attn ? "on" : "off", p->n_parallel, p->n_parallel > 1 ? "s" : "");
+    fprintf(out, "hardware  %s\n\n", r->hw.label);
+    fprintf(out, "%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %-10s %s\n", "device", "layers", "weights",
+            "KV cache", "compute", "output", "overhead", "total", "free", "margin", "verdict");
+    for (int g = 0; g < r->hw.n_gpu; g++) {
+        char dev[64];
+        snprintf(dev, sizeof dev, "%s%d %.16s", plan_backend_name(r->hw.gpu[g].backend), g, r->hw.gpu[g].id);
+        device_line(out, dev, &r->mem.gpu[g]);
+    }
+    device_line(out, "CPU (host RAM)", &r->mem.host);
+    fprintf(out, "\nverdict   %s", plan_verdict_name(r->mem.verdict));
+    if (r->mem.verdict == PLAN_NO_FIT)
+        fprintf(out, " — try a smaller --quant, a shorter --ctx, --kv q8_0%s", r->hw.n_gpu ? " or fewer --ngl" : "");
+    fprintf(out, "\nfree memory: %s\n", r->hw.host.source);
+    for (int i = 0; i < r->n_note; i++) fprintf(out, "note      %s\n", r->note[i]);
+}
+
+static void quant_row(FILE *out, const plan_choice *c, int i) {
+    const plan_choice_row *q = &c->row[i];
+    char size[24], ngl[16] = "-", ppl[16] = "?", kld[16] = "?";
+    if (q->where != PLAN_ON_NONE && q->where != PLAN_ON_CPU)
+        snprintf(ngl, sizeof ngl, "%d", q->params.n_gpu_layers == PLAN_NGL_ALL ? PLAN_NGL_ALL_FLAG
+                                                                                : q->params.n_gpu_layers);
+    if (q->ppl_pct >= 0) snprintf(ppl, sizeof ppl, "%.2f", q->ppl_pct);
+    if (q->kld >= 0) snprintf(kld, sizeof kld, "%.4f", q->kld);
+    fprintf(out, "%-10s %10s  %-20s %5s ", q->quant, fc_fmt_bytes(q->file_bytes, size, sizeof size),
+            plan_where_name(q->where), ngl);
+    if (q->where == PLAN_ON_NONE) fprintf(out, "%9s %8s %9s", "-", "-", "-");
+    else if (!q->has_speed) fprintf(out, "%9s %8s %9s", "?", "?", "?");
+    else fprintf(out, "%9.0f %8.1f %9.1f", q->speed.pp512, q->speed.tg128, q->speed.tg_depth);
+    fprintf(out, " %8s %8s%s\n", ppl, kld, i == c->best ? "  <- recommended" : "");
+}
+
+static void choice_text(FILE *out, const plan_result *r) {
+    const plan_choice *c = r->choice;
+    fprintf(out, "\nevery quantization at context %u (speed as llama.cpp; quality: perplexity increase vs F16, "
+                 "KL divergence)\n", c->n_ctx);
+    fprintf(out, "%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s\n", "quant", "file", "fits", "ngl", "pp512", "tg128",
+            "tg@ctx", "PPL +%", "KLD");
+    for (int i = 0; i < c->n_row; i++) quant_row(out, c, i);
+    if (c->best < 0) {
+        fprintf(out, "\nrecommended  nothing: %s\n", c->reason);
+        return;
+    }
+    fprintf(out, "\nrecommended  %s at context %u: %s\n  llama.cpp  %s\n  ollama     %s\n", c->row[c->best].quant,
+            c->n_ctx, c->reason, r->rec_llama, r->rec_ollama);
+    if (!r->rec_file_exists)
+        fprintf(out, "  file       %s is not here yet: download it, or make it with llama-quantize\n", r->rec_file);
+}
+
+static void sweep_text(FILE *out, const plan_result *r) {
+    fprintf(out, "\ncontext sweep (llama-bench -d DEPTH)\n%8s %10s %10s\n", "depth", "pp512", "tg128");
+    for (int i = 0; i < r->n_sweep; i++)
+        fprintf(out, "%8u %10.0f %10.1f\n", r->sweep[i].depth, r->sweep[i].pp_depth, r->sweep[i].tg_depth);
+}
+
+void rep_plan_text(FILE *out, const plan_result *r) {
+    memory_text(out, r);
+    if (!r->has_speed) {
+        fprintf(out, "speed     not predicted: %s\n", r->speed_note);
+        return;
+    }
+    fprintf(out, "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
+            r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
+    fprintf(out, "command   %s\n", r->llama_cmd);
+    if (r->choice) choice_text(out, r);
+    if (r->n_sweep) sweep_text(out, r);
+}
+
+void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk) {
+    const model_ftype_info *ft = model_ftype_by_id(r->model->hp.file_type);
+    fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM)\n",
+            r->model->source, ft ? ft->name : "", r->params.n_ctx);
+    fprintf(out, "%4s %-26s %8s  %-20s %5s %9s %8s %9s\n", "rank", "device", "memory", "fits", "ngl", "pp512", "tg128",
+            "tg@ctx");
+    for (size_t i = 0; i < rk->n; i++) {
+        const plan_rank_row *x = &rk->row[i];
+        char ngl[16] = "-";
+        if (x->where == PLAN_ON_SPLIT) snprintf(ngl, sizeof ngl, "%d", x->params.n_gpu_layers);
+        fprintf(out, "%4zu %-26s %6.0f G  %-20s", i + 1, x->id, x->mem_gib, plan_where_name(x->where));
+        if (x->where != PLAN_ON_NONE)
+            fprintf(out, " %5s %9.0f %8.1f %9.1f", ngl, x->speed.pp512, x->speed.tg128, x->speed.tg_depth);
+        fputc('\n', out);
+    }
+}
+
+void rep_fits_head(FILE *out, const plan_result *r) {
+    char fb[24];
+    fprintf(out, "fitcheck: which catalog models fit, and how fast, on %s\n", r->hw.label);
+    fprintf(out, "free RAM %s; context %u, KV %s, flash attention %s; speeds as llama.cpp would run them.\n"
+                 "'fitcheck plan NAME' shows every quantization and the memory breakdown.\n\n",
+            fc_fmt_bytes(r->hw.host.mem_free, fb, sizeof fb), r->params.n_ctx, ggml_type_get(r->params.type_k)->name,
+            r->params.flash_attn ? "on" : "off");
+    fprintf(out, "%-18s %9s  %-9s %10s  %-12s %6s %8s %8s\n", "model", "params", "quant", "file", "runs on", "ctx",
+            "pp512", "tg128");
+}
+
+void rep_fits_row(FILE *out, const char *name, double params_b, const plan_result *r) {
+    fprintf(out, "%-18s %7.1f B  ", name, params_b);
+    const plan_choice *c = r->choice;
+    if (!c) {
+        fprintf(out, "speed not predicted: %s\n", r->speed_note);
+        return;
+    }
+    if (c->best < 0) {
+        fprintf(out, "does not fit at any quantization, even at context %u\n", c->n_ctx);
+        return;
+    }
+    const plan_choice_row *q = &c->row[c->best];
+    char fb[24];
+    fprintf(out, "%-9s %10s  %-12s %6u %8.1f %8.1f\n", q->quant, fc_fmt_bytes(q->file_bytes, fb, sizeof fb),
+            plan_where_name(q->where), c->n_ctx, q->speed.pp512, q->speed.tg128);
+}
+
+void rep_fits_tail(FILE *out, int n_fit, int n_models, const plan_result *r) {
+    fprintf(out, "\n%d of %d catalog models fit. Free memory: %s.\n", n_fit, n_models, r->hw.host.source);
+}
