@@ -392,9 +392,9 @@ ALWAYS_INLINE void ps_q6_K(const pk_q6_K *x, int j, float sc[2][8], float off[2]
 
 /* ppack_<type> fills the panel from ngroups (<= GEMM_ROWS / 8) groups, gb bytes
  * apart, super-blocks [ib0, ib0 + nib); missing groups are zero. */
-#define DEFINE_PGEMM(T, BLCK, SIGNED, SUB16)                                                                           \
+#define DEFINE_PGEMM(T, ID, PK_SCALE)                                                                                    \
     static void ppack_##T(const uint8_t *groups, size_t gb, int ngroups, int64_t ib0, int64_t nib, uint8_t *panel) {   \
-        enum { NSUB = (SUB16) ? 2 : 1, NJ = (BLCK) / 32, FLIP = (SIGNED) && GEMM_FLIP_SIGNED };                         \
+        enum { NSUB = (ENG_SUB16_##T) ? 2 : 1, NJ = ENG_BLCK_##T / 32, FLIP = (ENG_SIGNED_##T) && GEMM_FLIP_SIGNED };                         \
         for (int64_t ib = 0; ib < nib; ib++)                                                                           \
             for (int rv = 0; rv < GEMM_RV; rv++)                                                                       \
                 for (int j = 0; j < NJ; j++) {                                                                         \
@@ -423,12 +423,9 @@ ALWAYS_INLINE void ps_q6_K(const pk_q6_K *x, int j, float sc[2][8], float off[2]
                     }                                                                                                  \
                 }                                                                                                      \
     }                                                                                                                  \
-    DEFINE_QDRIVER(gemm_packed_##T, ppack_##T, qtile_##T, BLCK, ENG_PACK_ROWS)
+    DEFINE_QDRIVER(gemm_packed_##T, ppack_##T, qtile_##T, ENG_BLCK_##T, ENG_PACK_ROWS)
 
-DEFINE_PGEMM(q4_0, 32, 0, 0)
-DEFINE_PGEMM(q8_0, 32, 1, 0)
-DEFINE_PGEMM(q4_K, 256, 0, 0)
-DEFINE_PGEMM(q6_K, 256, 0, 1)
+ENG_PACKED_TYPES(DEFINE_PGEMM)
 
 /* ---- float weights ----------------------------------------------------------------
  * Packed panel: column k of row vector rv at (k * GEMM_FRV + rv) * VL floats. */
@@ -666,7 +663,7 @@ static void quantize_act(const float *x, eng_q8a *y, int64_t n) {
 }
 
 #define SET_GEMM(T, ID, ...) k->type[ID].gemm = gemm_##T;
-#define SET_GEMM_PACKED(T, ID, BLCK) k->type[ID].gemm_packed = gemm_packed_##T;
+#define SET_GEMM_PACKED(T, ID, ...) k->type[ID].gemm_packed = gemm_packed_##T;
 
 void FILL_FN(eng_kernels *k) {
     ENG_FLOAT_TYPES(SET_GEMM)

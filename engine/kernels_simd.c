@@ -180,7 +180,7 @@ ALWAYS_INLINE void pkd_q6_K(const pk_q6_K *x, __m256 *d, __m256 *e) {
     *e = _mm256_mul_ps(*d, _mm256_set1_ps(32.0f));
 }
 
-#define DEFINE_PACKED(T, BLCK, SIGNED, SCALE)                                                                \
+#define DEFINE_PACKED(T, ID, SCALE)                                                                           \
     /* One token over one group (decoding; prefill runs kernels_gemm.c's tiles). */                         \
     ALWAYS_INLINE void pkrun_##T(int64_t nb, const pk_##T *x, const eng_q8a *a, float *out) {               \
         __m256 acc = _mm256_setzero_ps();                                                                    \
@@ -188,16 +188,16 @@ ALWAYS_INLINE void pkd_q6_K(const pk_q6_K *x, __m256 *d, __m256 *e) {
             for (size_t off = 0; off < sizeof *x; off += 64)                                                 \
                 _mm_prefetch((const char *)x + ENG_PACK_PREFETCH_BYTES + off, _MM_HINT_T0);                  \
             __m256 A = _mm256_setzero_ps(), B = A;                                                           \
-            for (int j = 0; j < (BLCK) / 32; j++, a++) {                                                     \
+            for (int j = 0; j < ENG_BLCK_##T / 32; j++, a++) {                                                     \
                 __m256i W[8], s0 = _mm256_setzero_si256(), s1 = s0, lo = s0, hi = s0;                        \
                 __m256 o0, o1;                                                                               \
                 pw_##T(x, j, W);                                                                             \
-                if (SIGNED)                                                                                  \
+                if (ENG_SIGNED_##T)                                                                                  \
                     for (int g = 0; g < 8; g++) W[g] = pk_prep_signed(W[g]);                                 \
                 pks_##T(x, j, &s0, &s1, &o0, &o1);                                                           \
                 for (int g = 0; g < 4; g++) {                                                                \
-                    lo = (SIGNED) ? dp_s8(lo, W[g], bcast4(a->qs + 4 * g)) : dp_u8(lo, W[g], bcast4(a->qs + 4 * g)); \
-                    hi = (SIGNED) ? dp_s8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g))                         \
+                    lo = (ENG_SIGNED_##T) ? dp_s8(lo, W[g], bcast4(a->qs + 4 * g)) : dp_u8(lo, W[g], bcast4(a->qs + 4 * g)); \
+                    hi = (ENG_SIGNED_##T) ? dp_s8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g))                         \
                                   : dp_u8(hi, W[g + 4], bcast4(a->qs + 16 + 4 * g));                         \
                 }                                                                                            \
                 __m256i I = (SCALE) == 0 ? _mm256_add_epi32(lo, hi)                                          \
@@ -218,13 +218,10 @@ ALWAYS_INLINE void pkd_q6_K(const pk_q6_K *x, __m256 *d, __m256 *e) {
     static void packed_dot_##T(int64_t n, const void *group, const void *act, size_t as, int nt, float *out, \
                                size_t os) {                                                                  \
         for (int t = 0; t < nt; t++)                                                                         \
-            pkrun_##T(n / (BLCK), group, (const eng_q8a *)((const uint8_t *)act + t * as), out + t * os);   \
+            pkrun_##T(n / ENG_BLCK_##T, group, (const eng_q8a *)((const uint8_t *)act + t * as), out + t * os);   \
     }
 
-DEFINE_PACKED(q4_0, 32, 0, 0)
-DEFINE_PACKED(q8_0, 32, 1, 0)
-DEFINE_PACKED(q4_K, 256, 0, 1)
-DEFINE_PACKED(q6_K, 256, 0, 2)
+ENG_PACKED_TYPES(DEFINE_PACKED)
 
 /* ---- float weights ------------------------------------------------------------ */
 
@@ -320,7 +317,7 @@ static void kv_axpy_q8_0(float *y, float a, const void *v, int n) {
 }
 
 #define SET_DOT(T, ID, ...) k->type[ID].vec_dot = vec_dot_##T;
-#define SET_PACKED(T, ID, BLCK) k->type[ID].packed_dot = packed_dot_##T;
+#define SET_PACKED(T, ID, ...) k->type[ID].packed_dot = packed_dot_##T;
 
 void FILL_FN(eng_kernels *k) {
     ENG_FLOAT_TYPES(SET_DOT)

@@ -143,7 +143,7 @@ static void unpack1_q6_K(const pk_q6_K *g, int r, blk_q6_K *x) {
 
 /* ---- one set of entry points per type ---------------------------------------- */
 
-#define DEFINE_PACK(T, ID, BLCK)                                                                                   \
+#define DEFINE_PACK(T, ID, PK_SCALE)                                                                              \
     void eng_pack_##T(const uint8_t *rows, size_t row_bytes, void *group, int64_t n_blocks) {                \
         for (int64_t ib = 0; ib < n_blocks; ib++) {                                                          \
             const blk_##T *src[8];                                                                           \
@@ -159,14 +159,14 @@ static void unpack1_q6_K(const pk_q6_K *g, int r, blk_q6_K *x) {
         const eng_vec_dot_fn dot = eng_kernels_get(ENG_ISA_SCALAR)->type[ID].vec_dot;                       \
         for (int r = 0; r < 8; r++)                                                                          \
             for (int t = 0; t < nt; t++) out[t * os + r] = 0.0f;                                            \
-        for (int64_t ib = 0; ib < n / (BLCK); ib++)                                                             \
+        for (int64_t ib = 0; ib < n / ENG_BLCK_##T; ib++)                                                           \
             for (int r = 0; r < 8; r++) {                                                                    \
                 blk_##T b;                                                                                   \
                 unpack1_##T((const pk_##T *)group + ib, r, &b);                                              \
                 for (int t = 0; t < nt; t++) {                                                               \
                     float o;                                                                                 \
-                    const uint8_t *a = (const uint8_t *)act + t * as + ib * ((BLCK) / 32) * sizeof(eng_q8a);    \
-                    dot((BLCK), &b, a, as, 1, &o, 1);                                                           \
+                    const uint8_t *a = (const uint8_t *)act + t * as + ib * (ENG_BLCK_##T / 32) * sizeof(eng_q8a); \
+                    dot(ENG_BLCK_##T, &b, a, as, 1, &o, 1);                                                        \
                     out[t * os + r] += o;                                                                    \
                 }                                                                                            \
             }                                                                                                \

@@ -83,23 +83,12 @@ static void unpack_q6_K(const void *b, int8_t *q) {
 
 /* ---- generic scalar kernels ---------------------------------------------- */
 
+/* One description per quantized type, from the type list (quant.h). */
 typedef struct qdesc {
     uint32_t blck;
     void (*unpack)(const void *b, int8_t *q);
     void (*scales)(const void *b, float *sc, float *off);
 } qdesc;
-
-static const qdesc qdescs[GGML_TYPE_COUNT] = {
-    [GGML_TYPE_Q4_0] = {32, unpack_q4_0, scales_q4_0},
-    [GGML_TYPE_Q4_1] = {32, unpack_q4_1, scales_q4_1},
-    [GGML_TYPE_Q5_0] = {32, unpack_q5_0, scales_q5_0},
-    [GGML_TYPE_Q5_1] = {32, unpack_q5_1, scales_q5_1},
-    [GGML_TYPE_Q8_0] = {32, unpack_q8_0, scales_q8_0},
-    [GGML_TYPE_IQ4_NL] = {32, unpack_iq4_nl, scales_iq4_nl},
-    [GGML_TYPE_Q4_K] = {256, unpack_q4_K, scales_q4_K},
-    [GGML_TYPE_Q5_K] = {256, unpack_q5_K, scales_q5_K},
-    [GGML_TYPE_Q6_K] = {256, unpack_q6_K, scales_q6_K},
-};
 
 static void dequant_generic(const qdesc *qd, uint32_t bytes, const void *w, float *y, int64_t n) {
     int8_t q[QK_K];
@@ -136,23 +125,16 @@ static void dot_generic(const qdesc *qd, uint32_t bytes, int64_t n, const void *
 }
 
 /* One wrapper pair per type so the table holds plain function pointers. */
-#define QTYPE_WRAPPERS(T, ID)                                                                               \
+#define QTYPE_WRAPPERS(T, ID, BLCK, ...)                                                                    \
+    static const qdesc qdesc_##T = {(BLCK), unpack_##T, scales_##T};                                       \
     static void to_float_##T(const void *w, float *y, int64_t n) {                                          \
-        dequant_generic(&qdescs[ID], sizeof(blk_##T), w, y, n);                                             \
+        dequant_generic(&qdesc_##T, sizeof(blk_##T), w, y, n);                                              \
     }                                                                                                       \
     static void vec_dot_##T(int64_t n, const void *w, const void *act, size_t as, int nr, float *out,      \
                             size_t os) {                                                                    \
-        dot_generic(&qdescs[ID], sizeof(blk_##T), n, w, act, as, nr, out, os);                             \
+        dot_generic(&qdesc_##T, sizeof(blk_##T), n, w, act, as, nr, out, os);                              \
     }
-QTYPE_WRAPPERS(q4_0, GGML_TYPE_Q4_0)
-QTYPE_WRAPPERS(q4_1, GGML_TYPE_Q4_1)
-QTYPE_WRAPPERS(q5_0, GGML_TYPE_Q5_0)
-QTYPE_WRAPPERS(q5_1, GGML_TYPE_Q5_1)
-QTYPE_WRAPPERS(q8_0, GGML_TYPE_Q8_0)
-QTYPE_WRAPPERS(iq4_nl, GGML_TYPE_IQ4_NL)
-QTYPE_WRAPPERS(q4_K, GGML_TYPE_Q4_K)
-QTYPE_WRAPPERS(q5_K, GGML_TYPE_Q5_K)
-QTYPE_WRAPPERS(q6_K, GGML_TYPE_Q6_K)
+ENG_QUANT_TYPES(QTYPE_WRAPPERS)
 
 /* ---- float weight types ---------------------------------------------------- */
 
@@ -257,27 +239,26 @@ size_t eng_act_row_bytes(int act, int64_t n) {
 
 /* ---- the table ------------------------------------------------------------- */
 
-#define QROW(T) {ENG_ACT_Q8, to_float_##T, vec_dot_##T}
-#define FROW(T) {ENG_ACT_F32, to_float_##T, vec_dot_##T}
-#define PROW(T) {ENG_ACT_Q8, to_float_##T, vec_dot_##T, sizeof(pk_##T), eng_pack_##T, eng_unpack_##T, eng_packed_dot_##T}
+#define SET_FLOAT(T, ID) k->type[ID] = (eng_type_ops){.act = ENG_ACT_F32, .to_float = to_float_##T, .vec_dot = vec_dot_##T};
+#define SET_QUANT(T, ID, ...) k->type[ID] = (eng_type_ops){.act = ENG_ACT_Q8, .to_float = to_float_##T, .vec_dot = vec_dot_##T};
+#define SET_PACK(T, ID, ...)                                                                                \
+    k->type[ID].pack_bytes = sizeof(pk_##T), k->type[ID].pack = eng_pack_##T, k->type[ID].unpack = eng_unpack_##T, \
+    k->type[ID].packed_dot = eng_packed_dot_##T;
 
-static const eng_kernels scalar_kernels = {
-    .isa = ENG_ISA_SCALAR,
-    .type = {
-        [GGML_TYPE_F32] = FROW(f32),     [GGML_TYPE_F16] = FROW(f16),     [GGML_TYPE_BF16] = FROW(bf16),
-        [GGML_TYPE_Q4_0] = PROW(q4_0),   [GGML_TYPE_Q4_1] = QROW(q4_1),   [GGML_TYPE_Q5_0] = QROW(q5_0),
-        [GGML_TYPE_Q5_1] = QROW(q5_1),   [GGML_TYPE_Q8_0] = PROW(q8_0),   [GGML_TYPE_IQ4_NL] = QROW(iq4_nl),
-        [GGML_TYPE_Q4_K] = PROW(q4_K),   [GGML_TYPE_Q5_K] = QROW(q5_K),   [GGML_TYPE_Q6_K] = PROW(q6_K),
-    },
-    .kv = {
-        [ENG_KV_F16] = {kv_store_f16, kv_dot_f16, kv_axpy_f16},
-        [ENG_KV_Q8_0] = {eng_kv_store_q8_0, kv_dot_q8_0, kv_axpy_q8_0},
-    },
-    .quantize_act = eng_quantize_act,
-};
+/* The scalar table: every type of the lists, nothing else. */
+static void scalar_fill(eng_kernels *k) {
+    memset(k, 0, sizeof *k);
+    k->isa = ENG_ISA_SCALAR;
+    ENG_FLOAT_TYPES(SET_FLOAT)
+    ENG_QUANT_TYPES(SET_QUANT)
+    ENG_PACKED_TYPES(SET_PACK)
+    k->kv[ENG_KV_F16] = (eng_kv_ops){kv_store_f16, kv_dot_f16, kv_axpy_f16};
+    k->kv[ENG_KV_Q8_0] = (eng_kv_ops){eng_kv_store_q8_0, kv_dot_q8_0, kv_axpy_q8_0};
+    k->quantize_act = eng_quantize_act;
+}
 
-static eng_kernels simd_kernels[ENG_ISA_COUNT];
-static int simd_ready[ENG_ISA_COUNT];
+static eng_kernels kernels[ENG_ISA_COUNT];
+static int kernels_ready[ENG_ISA_COUNT];
 
 #if defined(__x86_64__)
 /* F16C from cpuid: clang (14) rejects "f16c" in __builtin_cpu_supports, and
@@ -313,12 +294,16 @@ int eng_isa_from_name(const char *name) {
 const eng_kernels *eng_kernels_get(int isa) {
     int best = eng_isa_best();
     if (isa < 0 || isa > best) isa = best;
-    if (isa == ENG_ISA_SCALAR) return &scalar_kernels;
     /* Filling is idempotent and writes the same values, so a race between
      * two first callers is harmless; contexts are created on one thread. */
-    if (!simd_ready[isa]) {
-        eng_kernels *k = &simd_kernels[isa];
-        *k = scalar_kernels;
+    if (!kernels_ready[ENG_ISA_SCALAR]) {
+        scalar_fill(&kernels[ENG_ISA_SCALAR]);
+        kernels_ready[ENG_ISA_SCALAR] = 1;
+    }
+    if (!kernels_ready[isa]) {
+        /* a SIMD table starts as the scalar one: every type always works */
+        eng_kernels *k = &kernels[isa];
+        *k = kernels[ENG_ISA_SCALAR];
         k->isa = isa;
 #if defined(__x86_64__)
         if (isa == ENG_ISA_AVX512) {
@@ -329,7 +314,7 @@ const eng_kernels *eng_kernels_get(int isa) {
             eng_gemm_fill_avx2(k);
         }
 #endif
-        simd_ready[isa] = 1;
+        kernels_ready[isa] = 1;
     }
-    return &simd_kernels[isa];
+    return &kernels[isa];
 }

@@ -197,10 +197,11 @@ typedef struct eng_kernels {
     void (*quantize_act)(const float *x, eng_q8a *y, int64_t n); /* eng_quantize_act, bit for bit */
 } eng_kernels;
 
-/* Every weight type the engine runs: the SIMD sources instantiate their
- * kernels and fill their table rows from these lists. A quantized type is
- * (name, ggml id, block size, SIGNED: its unpacked values are signed bytes,
- * SUB16: its scales change every 16 values, HAS_OFF: it has offsets). */
+/* Every weight type the engine runs: the scalar table (quant.c) and the SIMD
+ * sources instantiate their kernels and fill their table rows from these
+ * lists, so a type's parameters are stated here and nowhere else. A quantized
+ * type is (name, ggml id, block size, SIGNED: its unpacked values are signed
+ * bytes, SUB16: its scales change every 16 values, HAS_OFF: it has offsets). */
 #define ENG_FLOAT_TYPES(X) X(f32, GGML_TYPE_F32) X(f16, GGML_TYPE_F16) X(bf16, GGML_TYPE_BF16)
 #define ENG_QUANT_TYPES(X)                                                                                  \
     X(q4_0, GGML_TYPE_Q4_0, 32, 0, 0, 1) X(q4_1, GGML_TYPE_Q4_1, 32, 0, 0, 1)                               \
@@ -209,18 +210,26 @@ typedef struct eng_kernels {
     X(q4_K, GGML_TYPE_Q4_K, 256, 0, 0, 1) X(q5_K, GGML_TYPE_Q5_K, 256, 0, 0, 1)                             \
     X(q6_K, GGML_TYPE_Q6_K, 256, 0, 1, 1)
 
-/* The types with a packed layout, and their scalar pack/unpack/reference
- * dot (pack.c); the SIMD builds override packed_dot. */
+/* The same parameters as constants named after the type (ENG_BLCK_q4_K ...),
+ * for the lists below that name a type without restating them. */
+#define ENG_DECLARE_PARAMS(T, ID, BLCK, SIGNED, SUB16, HAS_OFF) \
+    ENG_BLCK_##T = (BLCK), ENG_SIGNED_##T = (SIGNED), ENG_SUB16_##T = (SUB16),
+enum { ENG_QUANT_TYPES(ENG_DECLARE_PARAMS) };
+
+/* The types with a packed layout (pk_* above): their scalar pack/unpack/
+ * reference dot (pack.c), overridden by the SIMD builds' packed kernels.
+ * (name, ggml id, PK_SCALE: the group-block's integer scales are absent (0),
+ * per 32 weights (1) or per 16 (2)). */
 #define ENG_PACKED_TYPES(X) \
-    X(q4_0, GGML_TYPE_Q4_0, QK32) X(q8_0, GGML_TYPE_Q8_0, QK32) X(q4_K, GGML_TYPE_Q4_K, QK_K) X(q6_K, GGML_TYPE_Q6_K, QK_K)
-#define ENG_DECLARE_PACK(T, ID, BLCK)                                                                             \
+    X(q4_0, GGML_TYPE_Q4_0, 0) X(q8_0, GGML_TYPE_Q8_0, 0) X(q4_K, GGML_TYPE_Q4_K, 1) X(q6_K, GGML_TYPE_Q6_K, 2)
+#define ENG_DECLARE_PACK(T, ID, PK_SCALE)                                                                  \
     void eng_pack_##T(const uint8_t *rows, size_t row_bytes, void *group, int64_t n_blocks);               \
     void eng_unpack_##T(const void *group, int r, uint8_t *row, int64_t n_blocks);                         \
     void eng_packed_dot_##T(int64_t n, const void *group, const void *act, size_t as, int nt, float *out,  \
                             size_t os);
 ENG_PACKED_TYPES(ENG_DECLARE_PACK)
 
-/* Bytes of n values of a KV cache type (n a multiple of its block; kvcache.c). */
+/* Bytes of n values of a KV cache type (n a multiple of its block; run_state.c). */
 size_t eng_kv_bytes(int type, uint32_t n);
 /* Writes n floats (a multiple of 32) as Q8_0 blocks (the scalar and SIMD
  * tables share it: a cache row is written once per token). */
