@@ -1,7 +1,7 @@
 /* fitcheck gen: write a random-weight GGUF with a model's exact shapes and
  * quantization mix, to measure its speed without downloading it. */
 #include "cli/cli.h"
-#include "engine/engine.h"
+#include "gen/gen.h"
 #include "model/model.h"
 #include "reports/reports.h"
 
@@ -98,11 +98,11 @@ int cli_gen(int argc, char **argv) {
     if ((rc = describe(&d, &a, &err))) return cli_report_error("gen", &err);
     char name[160];
     snprintf(name, sizeof name, "%s %s (fitcheck gen, random weights)", a.like, a.quant);
-    eng_gen_opts o = {(uint64_t)a.seed, name, rep_progress};
+    gen_opts o = {(uint64_t)a.seed, name, rep_progress};
     uint64_t size = 0;
     double t0 = fc_now();
-    rc = eng_gen_file_size(&d, &o, &size, &err);
-    if (!rc) rc = eng_gen_write(&d, a.out, &o, &err);
+    rc = gen_file_size(&d, &o, &size, &err);
+    if (!rc) rc = gen_write(&d, a.out, &o, &err);
     rep_progress_done();
     double secs = fc_now() - t0;
     if (rc) {

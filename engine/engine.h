@@ -2,8 +2,7 @@
  *
  * Runs a GGUF model through one linear forward pass (see the engine-core
  * section), turns text into tokens and back, formats chat prompts, samples
- * the next token, and writes random-weight GGUF files with a catalog
- * model's exact shapes (`fitcheck gen`).
+ * the next token. (Random-weight GGUF files for `fitcheck gen` are gen/'s.)
  *
  * Core side, modelled on llama2.c: plain structs for the model (weights point
  * into the mapped GGUF file, nothing is copied) and the run state (every buffer
@@ -130,7 +129,7 @@ int eng_bench_run(eng_ctx *c, const eng_bench_opts *o, eng_bench_test *tests, ui
 
 
 /* ======================================================================
- * Text side (engine-text): tokenizer, chat template, sampler, gen.
+ * Text side (engine-text): tokenizer, chat template, sampler.
  * ====================================================================== */
 
 /* ---- tokenizer ----------------------------------------------------------
@@ -230,24 +229,6 @@ typedef struct eng_sampler eng_sampler;
 int eng_sampler_new(eng_sampler **out, uint32_t n_vocab, const eng_sampler_params *p, fc_err *err);
 void eng_sampler_free(eng_sampler *s);
 int32_t eng_sampler_sample(eng_sampler *s, const float *logits);
-
-/* ---- gen: random-weight GGUF files ------------------------------------- */
-
-typedef struct eng_gen_opts {
-    uint64_t seed;
-    const char *name; /* general.name */
-    /* Called before each tensor with its name and the fraction written so
-     * far (rep_progress fits); may be NULL. */
-    void (*progress)(const char *step, double frac);
-} eng_gen_opts;
-
-/* Writes a GGUF with d's exact tensor table (names, shapes, types) filled
- * with random but valid blocks, the hyperparameters llama.cpp needs and a
- * synthetic tokenizer of d->hp.n_vocab tokens. Atomic: on failure or Ctrl-C
- * no file is left behind. Refuses (FC_ERUNTIME) when the disk lacks room. */
-int eng_gen_write(const model_desc *d, const char *path, const eng_gen_opts *o, fc_err *err);
-/* Exact size of the file eng_gen_write would produce. */
-int eng_gen_file_size(const model_desc *d, const eng_gen_opts *o, uint64_t *bytes, fc_err *err);
 
 /* ====================================================================== */
 

@@ -21,10 +21,10 @@ void eng_split(int64_t n, int ith, int nth, int64_t *lo, int64_t *hi);
 /* The same in whole tiles of `tile` items (the last one may be partial). */
 void eng_split_tiles(int64_t n, int64_t tile, int ith, int nth, int64_t *lo, int64_t *hi);
 
-/* ---- model (model.c) ------------------------------------------------------- */
+/* ---- model (weights.c) ------------------------------------------------------ */
 
 /* What differs between the supported architectures, one row per architecture
- * (model.c). Q/K norms, biases and experts are found from the tensors present. */
+ * (weights.c). Q/K norms, biases and experts are found from the tensors present. */
 typedef struct eng_arch {
     const char *name;
     bool gelu;        /* GELU(tanh) gate instead of SiLU */
@@ -77,7 +77,7 @@ struct eng_model {
  * the memory a run needs with what is available. */
 int eng_model_copy_weights(eng_model *m, fc_err *err);
 
-/* ---- run state (kvcache.c, forward.c) ------------------------------------ */
+/* ---- run state (run_state.c, forward.c) ---------------------------------- */
 
 
 struct eng_ctx {

@@ -1,5 +1,6 @@
-/* The run state: KV cache and every scratch buffer, sized once from the
- * model and parameters so the forward pass never allocates. */
+/* The run state (eng_ctx): resolved parameters, the KV cache, every scratch
+ * buffer and the thread pool, sized once from the model and parameters so
+ * the forward pass never allocates. */
 #include "engine/internal.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * vocabulary size, so llama.cpp and fitcheck load it like the real model and
  * its speed can be measured without downloading the weights. Data is
  * streamed tensor by tensor into a temp file that is renamed at the end. */
-#include "engine/gen_impl.h"
+#include "gen/gen_internal.h"
 
 #include <libgen.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 
 typedef struct gen_ctx {
     const model_desc *d;
-    const eng_gen_opts *o;
+    const gen_opts *o;
     gen_rng rng;
     uint64_t done, total; /* tensor bytes, for progress */
 } gen_ctx;
@@ -42,7 +42,7 @@ static void put_layer_u32(gguf_writer *w, const char *key, const uint32_t *v, ui
     gguf_writer_arr_i32(w, key, a, n);
 }
 
-static void put_hparams(gguf_writer *w, const model_hparams *hp, const eng_gen_opts *o) {
+static void put_hparams(gguf_writer *w, const model_hparams *hp, const gen_opts *o) {
     const char *a = hp->arch;
     char key[GGUF_KEY_MAX];
 #define KEY(suffix) (snprintf(key, sizeof key, "%s.%s", a, suffix), key)
@@ -84,7 +84,7 @@ static void put_hparams(gguf_writer *w, const model_hparams *hp, const eng_gen_o
 }
 
 /* Everything but the tensor data: metadata, tokenizer, tensor infos. */
-static int build(gguf_writer **out, const model_desc *d, const eng_gen_opts *o, fc_err *err) {
+static int build(gguf_writer **out, const model_desc *d, const gen_opts *o, fc_err *err) {
     gen_vocab v;
     int rc = gen_vocab_build(&v, &d->hp, err);
     gguf_writer *w = rc ? NULL : gguf_writer_new(0);
@@ -106,7 +106,7 @@ static int build(gguf_writer **out, const model_desc *d, const eng_gen_opts *o, 
     return FC_OK;
 }
 
-int eng_gen_file_size(const model_desc *d, const eng_gen_opts *o, uint64_t *bytes, fc_err *err) {
+int gen_file_size(const model_desc *d, const gen_opts *o, uint64_t *bytes, fc_err *err) {
     gguf_writer *w;
     int rc = build(&w, d, o, err);
     if (rc) return rc;
@@ -129,7 +129,7 @@ static int check_space(const char *path, uint64_t need, fc_err *err) {
     return FC_OK;
 }
 
-int eng_gen_write(const model_desc *d, const char *path, const eng_gen_opts *o, fc_err *err) {
+int gen_write(const model_desc *d, const char *path, const gen_opts *o, fc_err *err) {
     gguf_writer *w;
     uint64_t size;
     int rc = build(&w, d, o, err);

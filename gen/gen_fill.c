@@ -6,7 +6,7 @@
  * N(0, 0.02) in magnitude, as in a trained model, and activations stay
  * bounded. Float tensors get approximately normal values; norm weights are
  * 1 and biases 0, so each layer starts close to the identity. */
-#include "engine/gen_impl.h"
+#include "gen/gen_internal.h"
 
 #include <math.h>
 #include <string.h>

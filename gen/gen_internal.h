@@ -1,9 +1,10 @@
-/* engine-private: the parts of `fitcheck gen` (gen.c writes the file,
- * gen_vocab.c makes the synthetic tokenizer, gen_fill.c the random blocks). */
-#ifndef FC_ENGINE_GEN_IMPL_H
-#define FC_ENGINE_GEN_IMPL_H
+/* Internal to gen/: its parts (gen.c writes the file, gen_vocab.c makes the
+ * synthetic tokenizer, gen_fill.c the random blocks). */
+#ifndef FC_GEN_INTERNAL_H
+#define FC_GEN_INTERNAL_H
 
-#include "engine/engine.h"
+#include "engine/engine.h" /* enum eng_tok_kind: the tokenizer kinds gen_vocab writes */
+#include "gen/gen.h"
 
 /* A synthetic vocabulary that llama.cpp and eng_tokenizer_load accept. */
 typedef struct gen_vocab {

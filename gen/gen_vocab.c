@@ -11,7 +11,7 @@
  *
  * Every token is built from an earlier one plus one character, so all texts
  * are distinct and every merge names tokens that exist. */
-#include "engine/gen_impl.h"
+#include "gen/gen_internal.h"
 #include "engine/unicode.h"
 
 #include <stdlib.h>

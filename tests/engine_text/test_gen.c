@@ -2,9 +2,10 @@
  * read back with the GGUF reader, and compared with the planner's
  * description: same tensors, shapes and types (the mix inspect shows), data
  * section exactly the planner's aligned tensor bytes, file size exactly
- * what eng_gen_file_size said, finite block scales, and a tokenizer that
+ * what gen_file_size said, finite block scales, and a tokenizer that
  * loads and round-trips. */
 #include "engine/engine.h"
+#include "gen/gen.h"
 #include "tests/check.h"
 
 #include <math.h>
@@ -81,14 +82,14 @@ static void check_one(const char *dir, const model_hparams *hp, const char *quan
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s-%s.gguf", dir, hp->arch, quant);
-    eng_gen_opts o = {7, NULL, NULL};
+    gen_opts o = {7, NULL, NULL};
     uint64_t want_size = 0;
-    CHECK(eng_gen_file_size(&d, &o, &want_size, &err) == FC_OK);
-    CHECK_MSG(eng_gen_write(&d, path, &o, &err) == FC_OK, "%s: %s", quant, err.msg);
+    CHECK(gen_file_size(&d, &o, &want_size, &err) == FC_OK);
+    CHECK_MSG(gen_write(&d, path, &o, &err) == FC_OK, "%s: %s", quant, err.msg);
     gguf_file *f = NULL;
     CHECK_MSG(gguf_open(&f, path, &err) == FC_OK, "%s: %s", quant, err.msg);
     if (f) {
-        CHECK_MSG(f->size == want_size, "%s: %llu bytes, eng_gen_file_size said %llu", quant,
+        CHECK_MSG(f->size == want_size, "%s: %llu bytes, gen_file_size said %llu", quant,
                   (unsigned long long)f->size, (unsigned long long)want_size);
         model_desc r;
         CHECK(model_desc_from_gguf(&r, f, &err) == FC_OK);
@@ -134,10 +135,10 @@ int main(void) {
     fc_err err = {0};
     char bad[4200];
     snprintf(bad, sizeof bad, "%s/missing/x.gguf", dir);
-    eng_gen_opts o = {1, NULL, NULL};
+    gen_opts o = {1, NULL, NULL};
     tiny_hparams(&hp, "llama", 1000);
     CHECK(model_desc_synthesize(&d, &hp, "Q8_0", &err) == FC_OK);
-    CHECK(eng_gen_write(&d, bad, &o, &err) != FC_OK && access(bad, F_OK) != 0);
+    CHECK(gen_write(&d, bad, &o, &err) != FC_OK && access(bad, F_OK) != 0);
     model_desc_free(&d);
     CHECK(rmdir(dir) == 0); /* empty: no temp files left behind */
     return check_done("gen");
