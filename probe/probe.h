@@ -9,7 +9,6 @@
 #define FC_PROBE_H
 
 #include "common/fc.h"
-#include "model/model.h"
 
 #define PROBE_SCHEMA_VERSION 1
 #define PROBE_MAX_CACHES 8
@@ -115,7 +114,6 @@ typedef struct probe_profile {
 
     /* compute */
     double sgemm_gflops_1t, sgemm_gflops_all;
-    double dot_gops[GGML_TYPE_COUNT];        /* engine's quantized dot throughput, 0 = unknown */
 
     /* storage */
     char storage_path[512];

@@ -31,7 +31,6 @@ typedef enum pf_kind {
     PF_ARR,      /* struct array of size-byte elements; count at count_off */
     PF_U64_ARR,  /* uint64_t array; count at count_off */
     PF_DBL_ARR,  /* double array; count at count_off */
-    PF_BY_TYPE,  /* double[GGML_TYPE_COUNT] as {"q4_K": x, ...}, nonzero entries only */
 } pf_kind;
 
 typedef struct pf_table pf_table;
@@ -130,7 +129,6 @@ static const pf_field profile_fields[] = {
     F_ARR(P, "sweep", sweep, n_sweep, sweep_table), F_ARR(P, "scaling", scaling, n_scaling, scaling_table),
     F_DBL(P, dram_latency_ns), F_DBL(P, dram_latency_hugepage_ns),
     F_DBL(P, sgemm_gflops_1t), F_DBL(P, sgemm_gflops_all),
-    {.name = "dot_gops", .kind = PF_BY_TYPE, .off = offsetof(P, dot_gops)},
     F_STR(P, storage_path), F_DBL(P, storage_read_gbs), F_BOOL(P, storage_direct),
     F_ARR(P, "gpus", gpus, n_gpus, gpu_table), F_ARR(P, "nvme", nvme, n_nvme, nvme_table), F_STR(P, gpu_note),
 };
@@ -164,15 +162,6 @@ static json_t *field_to_json(const pf_field *f, const void *base) {
             json_array_append_new(a, v);
         }
         return a;
-    }
-    case PF_BY_TYPE: {
-        json_t *o = json_object();
-        const double *v = AT_C(base, f->off, double);
-        for (uint32_t i = 0; i < GGML_TYPE_COUNT; i++) {
-            const ggml_type_info *ti = ggml_type_get(i);
-            if (ti && v[i] > 0) json_object_set_new(o, ti->name, json_real(v[i]));
-        }
-        return o;
     }
     }
     return json_null();
@@ -270,18 +259,6 @@ static int field_from_json(const pf_field *f, void *base, json_t *v, const char 
                      : f->kind == PF_U64_ARR ? number_from_json(f, e, AT(base, f->off, uint64_t) + i, sub, where, err)
                                              : number_from_json(f, e, AT(base, f->off, double) + i, sub, where, err);
             if (rc) return rc;
-        }
-        return FC_OK;
-    }
-    case PF_BY_TYPE: {
-        if (!json_is_object(v)) return bad(err, where, path, "expected an object");
-        const char *key;
-        json_t *x;
-        json_object_foreach(v, key, x) {
-            if (snprintf(sub, sizeof sub, "%s.%s", path, key) >= (int)sizeof sub) return bad(err, where, path, "key too long");
-            int type = ggml_type_from_name(key);
-            if (type < 0) return bad(err, where, sub, "unknown tensor type");
-            if (number_from_json(f, x, AT(base, f->off, double) + type, sub, where, err)) return err->status;
         }
         return FC_OK;
     }
