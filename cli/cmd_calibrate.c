@@ -92,11 +92,11 @@ static void report_text(const plan_meas_set *set, const plan_efficiency *before_
                         const plan_fit_stats *b, const plan_fit_stats *a, const char *saved) {
     printf("%-48s %10s %10s %10s\n", "measurement", "measured", "before", "after");
     for (int i = 0; i < set->n; i++)
-        printf("%-48s %10.2f %10.2f %10.2f\n", set->m[i].label, set->m[i].tps, plan_meas_predict(&set->m[i], before_e),
+        printf("%-48s %10.2f %10.2f %10.2f\n", fc_safe(set->m[i].label), set->m[i].tps, plan_meas_predict(&set->m[i], before_e),
                plan_meas_predict(&set->m[i], after_e));
     printf("\n%d measurements: median |error| %.1f%% -> %.1f%%, max %.1f%% -> %.1f%%\n", b->n, 100 * b->median_abs_err,
            100 * a->median_abs_err, 100 * b->max_abs_err, 100 * a->max_abs_err);
-    if (saved) printf("saved %s (used by 'fitcheck plan'; delete it to return to the built-in constants)\n", saved);
+    if (saved) printf("saved %s (used by 'fitcheck plan'; delete it to return to the built-in constants)\n", fc_safe(saved));
     else printf("not saved (--dry-run)\n");
 }
 

@@ -117,9 +117,9 @@ int cli_gen(int argc, char **argv) {
                               (json_int_t)d.file_bytes, "seconds", secs);
         cli_print_json(j);
     } else {
-        printf("wrote %s: %s %s, %u layers, %u tensors, %s (planner's estimate %s) in %.1f s\n", a.out, a.like, a.quant,
-               d.hp.n_layer, d.n_tensors, fc_fmt_bytes(size, sz, sizeof sz), fc_fmt_bytes(d.file_bytes, pred, sizeof pred),
-               secs);
+        printf("wrote %s: %s %s, %u layers, %u tensors, %s (planner's estimate %s) in %.1f s\n", fc_safe(a.out),
+               fc_safe(a.like), fc_safe(a.quant), d.hp.n_layer, d.n_tensors, fc_fmt_bytes(size, sz, sizeof sz),
+               fc_fmt_bytes(d.file_bytes, pred, sizeof pred), secs);
     }
     model_desc_free(&d);
     return 0;

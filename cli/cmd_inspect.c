@@ -144,9 +144,9 @@ static int inspect_file(const char *path, bool json, bool tensors) {
         cli_print_json(o);
     } else {
         char b1[32], b2[32];
-        printf("file           %s (GGUF v%u, %llu tensors, %llu metadata keys)\n", path, f->version,
+        printf("file           %s (GGUF v%u, %llu tensors, %llu metadata keys)\n", fc_safe(path), f->version,
                (unsigned long long)f->n_tensors, (unsigned long long)f->n_kv);
-        printf("architecture   %s%s%s\n", hp->arch, hp->name[0] ? "  — " : "", hp->name);
+        printf("architecture   %s%s%s\n", fc_safe(hp->arch), hp->name[0] ? "  — " : "", fc_safe(hp->name));
         printf("parameters     %.3f B (%llu)\n", (double)d.n_params / 1e9, (unsigned long long)d.n_params);
         printf("size           %s file, %s weights, %.2f bits per weight\n", fc_fmt_bytes(f->size, b1, sizeof b1),
                fc_fmt_bytes(d.weight_bytes, b2, sizeof b2), bpw);
@@ -184,7 +184,7 @@ static int inspect_file(const char *path, bool json, bool tensors) {
                 size_t n = 0;
                 for (uint32_t k = 0; k < t->n_dims; k++)
                     n += (size_t)snprintf(shape + n, sizeof shape - n, k ? " x %lld" : "%lld", (long long)t->ne[k]);
-                printf("%-40s %-8s %-28s %14llu\n", t->name, ggml_type_get(t->type)->name, shape, (unsigned long long)t->bytes);
+                printf("%-40s %-8s %-28s %14llu\n", fc_safe(t->name), ggml_type_get(t->type)->name, shape, (unsigned long long)t->bytes);
             }
         }
         fprintf(stderr, "(read in %.1f ms)\n", 1e3 * (fc_now() - t0));

@@ -37,25 +37,26 @@ static void print_gbs_row(const char *what, double best, double median) {
 
 static void print_summary(const probe_profile *p) {
     char a[32], b[32];
-    printf("machine     %s (%s), profile of %s%s\n", p->hostname, p->cpu_model, p->created, p->quick ? ", quick" : "");
+    printf("machine     %s (%s), profile of %s%s\n", fc_safe(p->hostname), fc_safe(p->cpu_model),
+           fc_safe(p->created), p->quick ? ", quick" : "");
     printf("topology    %d package(s), %d cores, %d threads, %d NUMA node(s)   [%s]\n", p->n_packages, p->n_cores,
-           p->n_threads, p->n_numa, p->topo_source);
+           p->n_threads, p->n_numa, fc_safe(p->topo_source));
     printf("memory      %s total, %s available   [%s]", fc_fmt_bytes(p->ram_total, a, sizeof a),
-           fc_fmt_bytes(p->ram_available, b, sizeof b), p->ram_source);
+           fc_fmt_bytes(p->ram_available, b, sizeof b), fc_safe(p->ram_source));
     if (p->cgroup_mem_max) printf(", cgroup limit %s", fc_fmt_bytes(p->cgroup_mem_max, a, sizeof a));
     if (p->cgroup_cpus > 0) printf(", cgroup CPUs %.2f", p->cgroup_cpus);
     printf("\nhuge pages  THP %s, %llu x %s reserved pages free\n", p->thp_enabled ? "on" : "off",
            (unsigned long long)p->hugepages_free, fc_fmt_bytes(p->hugepage_bytes, a, sizeof a));
     for (int i = 0; i < p->n_caches; i++) {
         const probe_cache *c = &p->caches[i];
-        printf("cache L%d    %-11s %9s, shared by %d core(s) [%s]", c->level, c->kind,
-               fc_fmt_bytes(c->size_bytes, a, sizeof a), c->shared_by_cores, c->source);
+        printf("cache L%d    %-11s %9s, shared by %d core(s) [%s]", c->level, fc_safe(c->kind),
+               fc_fmt_bytes(c->size_bytes, a, sizeof a), c->shared_by_cores, fc_safe(c->source));
         if (c->read_gbs > 0) printf("  read %.1f GB/s", c->read_gbs);
         if (c->latency_ns > 0) printf("  latency %.1f ns", c->latency_ns);
         printf("\n");
     }
-    if (p->topo_note[0]) printf("note        %s\n", p->topo_note);
-    printf("bandwidth   DRAM, %d thread(s), %s kernels, best of repetitions:\n", p->threads_used, p->isa);
+    if (p->topo_note[0]) printf("note        %s\n", fc_safe(p->topo_note));
+    printf("bandwidth   DRAM, %d thread(s), %s kernels, best of repetitions:\n", p->threads_used, fc_safe(p->isa));
     print_gbs_row("read", p->read_gbs, p->read_median_gbs);
     print_gbs_row("write (non-temporal)", p->write_gbs, p->write_median_gbs);
     print_gbs_row("copy", p->copy_gbs, p->copy_median_gbs);
@@ -65,9 +66,9 @@ static void print_summary(const probe_profile *p) {
         if (p->numa_read_gbs[i] > 0) printf("  read, NUMA node %-6d %8.1f GB/s\n", i, p->numa_read_gbs[i]);
     if (p->dram_theoretical_gbs > 0)
         printf("  theoretical            %8.1f GB/s   (%s; read is %.0f%%)\n", p->dram_theoretical_gbs,
-               p->dram_theoretical_source, 100 * p->read_gbs / p->dram_theoretical_gbs);
+               fc_safe(p->dram_theoretical_source), 100 * p->read_gbs / p->dram_theoretical_gbs);
     else if (p->dram_theoretical_source[0])
-        printf("  theoretical            %s\n", p->dram_theoretical_source);
+        printf("  theoretical            %s\n", fc_safe(p->dram_theoretical_source));
     if (p->n_scaling > 1) {
         printf("scaling     read GB/s by threads:");
         for (int i = 0; i < p->n_scaling; i++) printf(" %g:%.1f", p->scaling[i].x, p->scaling[i].gbs);
@@ -80,7 +81,7 @@ static void print_summary(const probe_profile *p) {
         printf("compute     SGEMM %.1f GFLOP/s on 1 thread, %.1f on %d\n", p->sgemm_gflops_1t, p->sgemm_gflops_all,
                p->threads_used);
     if (p->storage_read_gbs > 0)
-        printf("storage     %.2f GB/s sequential read of %s (%s)\n", p->storage_read_gbs, p->storage_path,
+        printf("storage     %.2f GB/s sequential read of %s (%s)\n", p->storage_read_gbs, fc_safe(p->storage_path),
                p->storage_direct ? "O_DIRECT" : "page cache dropped");
     probe_gpus_print(p, stdout);
 }

@@ -238,6 +238,6 @@ int cli_report(int argc, char **argv) {
     free(plans);
     free(prof);
     if (rc) return cli_report_error("report", &err);
-    fprintf(stderr, "fitcheck report: wrote %s\n", a.output);
+    fprintf(stderr, "fitcheck report: wrote %s\n", fc_safe(a.output));
     return 0;
 }

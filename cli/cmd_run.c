@@ -170,12 +170,13 @@ static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
         int32_t next = eng_sampler_sample(smp, logits);
         if (eng_token_is_eog(tok, next)) break;
         if (o->ids) printf(i ? ",%d" : "%d", next);
-        else if (eng_detok_push(&dt, next, piece, sizeof piece)) fputs(piece, stdout);
+        /* The vocabulary is the file's: a token may hold ESC (common/fc.h). */
+        else if (eng_detok_push(&dt, next, piece, sizeof piece)) fc_text_fputs(piece, stdout);
         fflush(stdout);
         if (i + 1 < n_gen) rc = eng_decode(c, &next, 1, &logits, err);
     }
     if (!rc) {
-        if (!o->ids && eng_detok_flush(&dt, piece, sizeof piece)) fputs(piece, stdout);
+        if (!o->ids && eng_detok_flush(&dt, piece, sizeof piece)) fc_text_fputs(piece, stdout);
         printf("\n");
         double t2 = fc_now();
         fprintf(stderr, "fitcheck run: prompt %u tokens %.2f t/s, generated %lld tokens %.2f t/s (%s, %u threads)\n", n,

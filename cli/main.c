@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < FC_ARRAY_LEN(verbs); i++)
         if (!strcmp(v, verbs[i].name)) return verbs[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "fitcheck: unknown verb '%s'\n\n", v);
+    fprintf(stderr, "fitcheck: unknown verb '%s'\n\n", fc_safe(v));
     usage(stderr);
     return FC_EINPUT;
 }

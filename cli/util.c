@@ -6,16 +6,22 @@
 #include <stdlib.h>
 
 int cli_usage_error(const char *verb, const char *fmt, ...) {
+    /* Usage errors quote the argument (a file name from a stranger's
+     * archive, an option pasted from a web page): built as an fc_err so the
+     * quote is made safe like every other message. */
+    fc_err e;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "fitcheck %s: ", verb);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see 'fitcheck %s --help')\n", verb);
+    char raw[FC_ERR_MSG_MAX];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    fc_err_set(&e, FC_EINPUT, "%s", raw);
+    fprintf(stderr, "fitcheck %s: %s\n(see 'fitcheck %s --help')\n", verb, e.msg, verb);
     return FC_EINPUT;
 }
 
 int cli_report_error(const char *verb, const fc_err *err) {
+    /* err->msg is safe already: fc_err_set applies common/fc.h's rule. */
     fprintf(stderr, "fitcheck %s: %s\n", verb, err->msg[0] ? err->msg : "failed");
     return err->status ? err->status : FC_ERUNTIME;
 }
@@ -64,7 +70,9 @@ int cli_parse_json_only(const char *verb, int argc, char **argv, void (*usage)(F
 }
 
 void cli_print_json(json_t *root) {
-    json_dumpf(root, stdout, JSON_INDENT(2));
+    /* Raw values, escaped by jansson; ASCII only, so a C1 control or a bidi
+     * override inside a string is written as \u009b, never as its bytes. */
+    json_dumpf(root, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
     putchar('\n');
     json_decref(root);
 }

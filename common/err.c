@@ -2,14 +2,17 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 int fc_err_set(fc_err *err, int status, const char *fmt, ...) {
     if (err) {
+        /* Messages quote what a file said (a key name, a value): made safe
+         * here, once, for every place a message is shown (common/fc.h). */
+        char raw[2 * FC_ERR_MSG_MAX]; /* room to see that a message runs long: it gets the ellipsis */
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        fc_text_safe(err->msg, sizeof err->msg, raw, sizeof err->msg - 1);
         err->status = status;
     }
     return status;
@@ -17,18 +20,17 @@ int fc_err_set(fc_err *err, int status, const char *fmt, ...) {
 
 int fc_err_prefix(fc_err *err, const char *fmt, ...) {
     if (!err) return FC_ERUNTIME;
-    char head[FC_ERR_MSG_MAX];
+    char raw[2 * FC_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(head, sizeof head, fmt, ap);
+    int h = vsnprintf(raw, FC_ERR_MSG_MAX, fmt, ap);
     va_end(ap);
-    /* Shift the old message right to make room; truncate what no longer fits. */
-    size_t h = strlen(head), o = strlen(err->msg);
-    if (h >= sizeof err->msg) h = sizeof err->msg - 1;
-    if (h + o >= sizeof err->msg) o = sizeof err->msg - 1 - h;
-    memmove(err->msg + h, err->msg, o);
-    memcpy(err->msg, head, h);
-    err->msg[h + o] = '\0';
+    if (h < 0) h = 0;
+    if (h > FC_ERR_MSG_MAX - 1) h = FC_ERR_MSG_MAX - 1;
+    /* The prefix names a file or a key as often as the message does: the
+     * whole goes through the rule again (the old part is unchanged by it). */
+    snprintf(raw + h, sizeof raw - (size_t)h, "%s", err->msg);
+    fc_text_safe(err->msg, sizeof err->msg, raw, sizeof err->msg - 1);
     return err->status;
 }
 

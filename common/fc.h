@@ -1,4 +1,4 @@
-/* fitcheck common: error reporting, checked arithmetic, atomic files, paths.
+/* fitcheck common: error reporting, untrusted text, checked arithmetic, atomic files, paths.
  *
  * Every library function reports failure by returning a status (never exit()) and
  * filling an fc_err with a message that names what failed and where. The CLI maps
@@ -32,6 +32,52 @@ int fc_err_set(fc_err *err, int status, const char *fmt, ...) __attribute__((for
 /* Prepends context ("reading model.gguf: ") to an existing message. */
 int fc_err_prefix(fc_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fc_err_clear(fc_err *err);
+
+/* ---- untrusted text: THE RULE ---------------------------------------------
+ * Every string that came from outside the program — a GGUF's names, keys and
+ * tokens, a config.json, a machine profile, llama-bench output, a network peer,
+ * an HTTP server, a file name, a command-line argument echoed back — passes
+ * through fc_text_safe() (or fc_safe()) before it is written as text for
+ * people: to stdout or stderr, into a table cell, a note, an error message or
+ * the HTML report. JSON output keeps the raw value (jansson escapes it, ASCII
+ * only), so machines still get exactly what the file said.
+ *
+ * What the rule does (docs/security.md):
+ * - C0 controls and DEL (ESC, BEL, CR, LF, TAB ...) become "\x1b"-style escapes;
+ * - C1 controls U+0080..U+009F (CSI U+009B, OSC U+009D ...) and the invisible
+ *   reordering characters (bidi embeddings/overrides/isolates U+202A..202E,
+ *   U+2066..2069, marks U+061C/200E/200F, separators U+2028/2029) become
+ *   "\u202e"-style escapes;
+ * - each byte that is not part of well-formed UTF-8 becomes U+FFFD;
+ * - the result is cut at a character boundary to max_len bytes, "…" marking
+ *   the cut. Backslashes are copied as they are (a literal "\x1b" in a name
+ *   looks like an escaped one: harmless, only ambiguous).
+ * The output is valid UTF-8 without a control character, and running the rule
+ * on its own output changes nothing. Boundaries that apply it for every
+ * caller: fc_err_set/fc_err_prefix (every error message), rep_cell_str and
+ * rep_cell_text (every table cell), the CSV writer, rep_html_escape. */
+
+/* Longest untrusted field printed by fc_safe, in bytes of output. Long
+ * enough for any path (PATH_MAX is 4096 but real ones are far shorter) and any
+ * real model name; a hostile 1 GiB name prints as 1 KiB and an ellipsis. */
+#define FC_TEXT_MAX 1024
+/* Longest shown form of one character: "\u202e" and its NUL. */
+#define FC_TEXT_REP_MAX 8
+
+/* Writes the safe form of src (NULL reads as "") into dst, at most
+ * min(max_len, cap - 1) bytes plus the NUL; returns the bytes written. */
+size_t fc_text_safe(char *dst, size_t cap, const char *src, size_t max_len);
+/* fc_text_safe into one of 8 per-thread buffers, capped at FC_TEXT_MAX:
+ * printf("%s\n", fc_safe(name)). A buffer is reused by the 9th later call on
+ * the same thread, so use the result at once (one printf's arguments). */
+const char *fc_safe(const char *src);
+/* Writes multi-line text of any length under the rule, keeping its newlines
+ * and tabs: what a model generates (`fitcheck run`), uncapped. */
+void fc_text_fputs(const char *src, FILE *fp);
+/* The safe form of the one character at src (not at its NUL): writes it as a
+ * string into rep, sets *len to the source bytes it stands for and returns
+ * the length of rep. For writers that add their own escaping (HTML). */
+size_t fc_text_next(const char *src, char rep[FC_TEXT_REP_MAX], size_t *len);
 
 /* Overflow-checked size arithmetic: return false on overflow, *out untouched. */
 static inline bool fc_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {

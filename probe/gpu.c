@@ -82,14 +82,14 @@ static void gpu_print_link(const probe_link *l, FILE *out) {
             l->theoretical_gbs, l->gen_cur, l->width_cur);
     if (l->gen_loaded)
         fprintf(out, ", under load gen%d x%d", l->gen_loaded, l->width_loaded);
-    fprintf(out, " [%s]\n", l->source);
+    fprintf(out, " [%s]\n", fc_safe(l->source));
 }
 
 static void gpu_print_one(int i, const probe_gpu *g, FILE *out) {
     char total[32], free_b[32], l2[32];
-    fprintf(out, "  #%d %s [%s]", i, g->name, g->api);
+    fprintf(out, "  #%d %s [%s]", i, fc_safe(g->name), fc_safe(g->api));
     if (g->pci_bus_id[0])
-        fprintf(out, " %s", g->pci_bus_id);
+        fprintf(out, " %s", fc_safe(g->pci_bus_id));
     if (g->numa_node >= 0)
         fprintf(out, " node %d", g->numa_node);
     if (g->cc_major)
@@ -126,21 +126,23 @@ static void gpu_print_one(int i, const probe_gpu *g, FILE *out) {
         fprintf(out, "     pageable H2D %.1f / D2H %.1f GB/s\n", g->h2d_pageable_gbs, g->d2h_pageable_gbs);
     gpu_print_link(&g->link, out);
     if (g->note[0])
-        fprintf(out, "     note: %s\n", g->note);
+        fprintf(out, "     note: %s\n", fc_safe(g->note));
 }
 
+/* Every text here may come from a profile copied from another machine:
+ * shown through fc_safe (common/fc.h). */
 void probe_gpus_print(const probe_profile *p, FILE *out) {
     fprintf(out, "GPUs: %d\n", p->n_gpus);
     for (int i = 0; i < p->n_gpus && i < PROBE_MAX_GPUS; i++)
         gpu_print_one(i, &p->gpus[i], out);
     if (p->gpu_note[0])
-        fprintf(out, "  note: %s\n", p->gpu_note);
+        fprintf(out, "  note: %s\n", fc_safe(p->gpu_note));
     for (int i = 0; i < p->n_nvme && i < (int)FC_ARRAY_LEN(p->nvme); i++) {
         const probe_nvme *n = &p->nvme[i];
-        fprintf(out, "NVMe %s %s", n->pci_bus_id, n->name);
+        fprintf(out, "NVMe %s %s", fc_safe(n->pci_bus_id), fc_safe(n->name));
         if (n->link.gen_max)
             fprintf(out, ": PCIe gen%d x%d (%.1f GB/s), now gen%d x%d [%s]", n->link.gen_max, n->link.width_max,
-                    n->link.theoretical_gbs, n->link.gen_cur, n->link.width_cur, n->link.source);
+                    n->link.theoretical_gbs, n->link.gen_cur, n->link.width_cur, fc_safe(n->link.source));
         fputc('\n', out);
     }
 }

@@ -177,7 +177,9 @@ int probe_profile_to_json(const probe_profile *p, char **out, fc_err *err) {
     json_t *o = json_object();
     json_object_set_new(o, "schema_version", json_integer(PROBE_SCHEMA_VERSION));
     json_object_update_new(o, table_to_json(&profile_table, p));
-    *out = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(PF_REAL_DIGITS));
+    /* ASCII only: a hostname or GPU name from a copied profile may hold C1
+     * controls or bidi overrides, written \u009b here (common/fc.h's rule). */
+    *out = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(PF_REAL_DIGITS));
     json_decref(o);
     if (!*out) return fc_err_set(err, FC_ERUNTIME, "out of memory writing the profile");
     return FC_OK;

@@ -3,19 +3,25 @@
 #include "reports/table_impl.h"
 
 void rep_html_escape(FILE *fp, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    for (const char *p = s ? s : ""; *p;) {
         switch (*p) {
         case '&': fputs("&amp;", fp); break;
         case '<': fputs("&lt;", fp); break;
         case '>': fputs("&gt;", fp); break;
         case '"': fputs("&quot;", fp); break;
         case '\'': fputs("&#39;", fp); break;
-        default:
-            /* Control characters are not allowed in HTML text; tab and newline are. */
-            if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
-                fputc('?', fp);
-            else
-                fputc(*p, fp);
+        case '\n': fputc('\n', fp); break; /* our own paragraphs and <pre> commands */
+        default: {
+            /* Everything else follows the terminal's rule (common/fc.h):
+             * controls, bidi overrides and bad UTF-8 shown, never passed. */
+            char rep[FC_TEXT_REP_MAX];
+            size_t used;
+            fc_text_next(p, rep, &used);
+            fputs(rep, fp);
+            p += used;
+            continue;
         }
+        }
+        p++;
     }
 }

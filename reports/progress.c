@@ -12,7 +12,7 @@ void rep_progress(const char *step, double frac) {
     int filled = (int)(frac * BAR_WIDTH + 0.5);
     fprintf(stderr, "\r[");
     for (int i = 0; i < BAR_WIDTH; i++) fputc(i < filled ? '#' : '.', stderr);
-    fprintf(stderr, "] %3d%% %-38.38s", (int)(frac * 100 + 0.5), step);
+    fprintf(stderr, "] %3d%% %-38.38s", (int)(frac * 100 + 0.5), fc_safe(step)); /* a file name: common/fc.h */
     fflush(stderr);
 }
 

@@ -114,7 +114,11 @@ static void cell_set(rep_table *t, int col, json_t *value, const char *text) {
         return;
     }
     rep_cell *cell = &t->rows[t->n_rows - 1].cells[col];
-    char *dup = strdup(text);
+    /* Cells show model names, tensor names, hostnames: every text a person
+     * sees is made safe here, once (common/fc.h); the value stays raw. */
+    char safe[REP_CELL_TEXT_MAX];
+    fc_text_safe(safe, sizeof safe, text, sizeof safe - 1);
+    char *dup = strdup(safe);
     if (!dup) {
         json_decref(value);
         table_fail(t, "out of memory for a cell of table '%s'", t->caption);
@@ -134,12 +138,10 @@ void rep_cell_str(rep_table *t, int col, const char *s) {
         cell_set(t, col, v, s);
         return;
     }
-    /* Not UTF-8 (a hostile file name, a mangled model name): keep the ASCII
-     * and mark the rest, so JSON stays valid and the text stays readable. */
+    /* Not UTF-8 (a hostile file name, a mangled model name): JSON cannot
+     * hold it raw, so the value is the safe text, with U+FFFD for each bad byte. */
     char buf[REP_CELL_TEXT_MAX];
-    size_t i = 0;
-    for (; s[i] && i < sizeof buf - 1; i++) buf[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-    buf[i] = '\0';
+    fc_text_safe(buf, sizeof buf, s, sizeof buf - 1);
     cell_set(t, col, json_string(buf), buf);
 }
 

@@ -14,8 +14,8 @@ static const char *cell_text(const rep_table *t, int r, int c) {
 }
 
 /* Display width of UTF-8 text in columns: one per code point ("±" is two
- * bytes, one column); control bytes print as '?', and in Markdown '|' grows
- * a backslash. */
+ * bytes, one column); in Markdown '|' grows a backslash. Cell texts are safe
+ * already (rep_cell_*), titles are ours. */
 static int text_width(const char *s, bool md) {
     int w = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -25,19 +25,13 @@ static int text_width(const char *s, bool md) {
     return w;
 }
 
-/* Control characters (an escape sequence in a model name) never reach the
- * terminal: they could recolour it or move the cursor. */
 static void text_put(FILE *fp, const char *s, int width, enum rep_align align, bool md) {
     int pad = width - text_width(s, md);
     if (align == REP_RIGHT)
         for (int i = 0; i < pad; i++) fputc(' ', fp);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fputc('?', fp);
-        else {
-            if (md && *p == '|') fputc('\\', fp);
-            fputc(*p, fp);
-        }
+    for (const char *p = s; *p; p++) {
+        if (md && *p == '|') fputc('\\', fp);
+        fputc(*p, fp);
     }
     if (align == REP_LEFT)
         for (int i = 0; i < pad; i++) fputc(' ', fp);
@@ -117,7 +111,11 @@ static void write_md(const rep_table *t, FILE *fp) {
 static void csv_put(FILE *fp, const json_t *v) {
     fputc('"', fp);
     if (json_is_string(v)) {
-        for (const char *p = json_string_value(v); *p; p++) {
+        /* CSV is read by people on a terminal as often as by programs: the
+         * raw value is in -o json (common/fc.h's rule). */
+        char safe[REP_CELL_TEXT_MAX];
+        fc_text_safe(safe, sizeof safe, json_string_value(v), sizeof safe - 1);
+        for (const char *p = safe; *p; p++) {
             if (*p == '"') fputc('"', fp);
             fputc(*p, fp);
         }
@@ -163,7 +161,9 @@ static json_t *row_object(const rep_table *t, int r) {
 }
 
 /* Ten significant digits: exact for every measured figure, no 0.30000000000000004. */
-#define REP_JSON_FLAGS JSON_REAL_PRECISION(10)
+/* ASCII only: a C1 control or bidi override in a name is written \u009b, so
+ * -o json on a terminal is as safe as the table (common/fc.h). */
+#define REP_JSON_FLAGS (JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII)
 
 static int write_json(const rep_table *t, FILE *fp, bool lines, fc_err *err) {
     json_t *arr = lines ? NULL : json_array();
