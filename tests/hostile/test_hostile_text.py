@@ -17,6 +17,7 @@ ESC ] 0 ; x BEL ESC [ 8 m: the window title, then concealed text, as a user
 would meet it (the first finding of issue 20)."""
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -44,12 +45,13 @@ VOCAB = 512  # the smallest vocabulary `fitcheck gen` imitates
 BIDI = {0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
 
 failures, ran = [], 0
-# Cases whose output path is being rewritten (issue 13: cli/cmd_plan.c and
-# reports/plan_view.c, the planning path) and gets the rule with it. A pending
+# Cases whose output path is being rewritten (issue 13: cli/cmd_plan.c,
+# cli/main_job.c and reports/plan_view.c, the planning path) and gets the rule with it. A pending
 # case that fails is reported, not counted; one that passes fails the test,
 # so the list cannot outlive the fix.
 PENDING = {"plan", "plan hostile tensor", "plan --ctx-sweep", "plan --hw hostile profile",
-           "plan --hw all-hostile profile", "plan config.json", "plan: escaped name"}
+           "plan --hw all-hostile profile", "plan config.json", "plan: escaped name",
+           "main job, hostile saved profile", "plan, hostile saved profile"}
 pending_seen = []
 
 
@@ -74,10 +76,10 @@ def bad_bytes(blob):
     return None
 
 
-def drive(what, args, stdin=None):
+def drive(what, args, env=None):
     global ran
     ran += 1
-    p = subprocess.run([BIN, *args], capture_output=True, timeout=120, input=stdin)
+    p = subprocess.run([BIN, *args], capture_output=True, timeout=120, env=env)
     problems = []
     if p.returncode not in (0, 2):
         problems.append(f"exit {p.returncode}")
@@ -281,8 +283,18 @@ def main():
             ("unknown verb", ["\x1b]0;x\x07\x1b[8m"]),
             ("unknown option", ["plan", "--\x1b]0;x\x07"]),
         ]
-        for what, args in runs:
-            p = drive(what, args)
+        # The saved profile is read by every verb that plans for this machine.
+        cache = os.path.join(tmp, "hostile_cache")
+        os.makedirs(os.path.join(cache, "fitcheck"))
+        shutil.copy(profile_ok, os.path.join(cache, "fitcheck", "machine.json"))
+        hostile_env = dict(os.environ, XDG_CACHE_HOME=cache)
+        runs += [("main job, hostile saved profile", [], hostile_env),
+                 ("plan, hostile saved profile", ["plan", "llama-3.2-1b"], hostile_env),
+                 ("probe --show, hostile saved profile", ["probe", "--show"], hostile_env),
+                 ("run --bench, hostile saved profile", ["run", model, "--bench", "-p", "4", "-n", "2", "-r", "1"],
+                  hostile_env)]
+        for what, args, *env in runs:
+            p = drive(what, args, *env)
             if what == "report":
                 check_file("report.html", html)
             if what == "run" and p.returncode == 0 and b"\\x1b" not in p.stdout:
