@@ -5,7 +5,8 @@
 # build-fuzz/corpus/NAME (started from fuzz/seeds/NAME) and writes crashing
 # inputs to build-fuzz/artifacts/NAME/. A crash found here should be committed
 # to fuzz/regressions/NAME/ once fixed: the fuzz_replay_NAME test replays it.
-# Prints one line per target (executions, corpus, crashes), then "fuzz: N passed, N failed".
+# Prints one line per target (executions, executions per second, corpus,
+# crashes), then "fuzz: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
@@ -42,7 +43,10 @@ for t in "${targets[@]}"; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
     crashes=$(find "$art" -type f | wc -l)
-    echo "fuzz $t: ${execs:-?} executions in ${secs} s, ${cov:-cov: ?} edges, corpus $(find "$corpus" -type f | wc -l) inputs, $crashes crash files, exit $rc"
+    # Rate from libFuzzer's own count and clock, so a long run can be sized
+    # for a target count (10^7 executions: 1e7 / rate seconds).
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    echo "fuzz $t: ${execs:-?} executions in ${secs} s (${rate:-?}/s), ${cov:-cov: ?} edges, corpus $(find "$corpus" -type f | wc -l) inputs, $crashes crash files, exit $rc"
     if [ "$rc" -ne 0 ]; then
         failed=$((failed + 1))
         grep -m 20 -E 'ERROR|SUMMARY|runtime error|#[0-9]+ 0x' "$log" | head -n 20
