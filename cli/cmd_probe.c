@@ -185,7 +185,7 @@ int cli_probe(int argc, char **argv) {
     rep_progress_done();
     if (!rc) rc = probe_profile_save(p, out, &err);
     rc = rc ? cli_report_error("probe", &err) : print_profile(p, json, fmt);
-    if (!rc && !json && !fmt) printf("profile     saved to %s\n", out);
+    if (!rc && !json && !fmt) printf("profile     saved to %s\n", fc_safe(out));
     free(p);
     return rc;
 }

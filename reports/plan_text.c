@@ -1,6 +1,8 @@
 /* A plan as people read it on a terminal: the model and settings, memory per
  * device with a verdict, the predicted speed, every quantization and the
- * recommended command. Only renders a plan_result; computes nothing. */
+ * recommended command. Only renders a plan_result; computes nothing. Names,
+ * paths, the hardware label and notes come from files: shown through fc_safe
+ * (common/fc.h). */
 #include "planner/planner.h"
 #include "reports/reports.h"
 
@@ -20,7 +22,7 @@ static void device_line(FILE *out, const char *dev, const plan_dev_mem *dm) {
     char l[32], w[24], k[24], c[24], o[24], ov[24], t[24], f[24], mg[24];
     layers_label(dm, l, sizeof l);
     fc_fmt_bytes(dm->margin < 0 ? (uint64_t)-dm->margin : (uint64_t)dm->margin, mg, sizeof mg);
-    fprintf(out, "%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %s%-9s %s\n", dev, l,
+    fprintf(out, "%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %s%-9s %s\n", fc_safe(dev), l,
             bytes_or_dash(dm->weights, w, sizeof w), bytes_or_dash(dm->kv, k, sizeof k),
             bytes_or_dash(dm->compute, c, sizeof c), bytes_or_dash(dm->output, o, sizeof o),
             bytes_or_dash(dm->overhead, ov, sizeof ov), fc_fmt_bytes(dm->total, t, sizeof t),
@@ -32,15 +34,15 @@ static void memory_text(FILE *out, const plan_result *r) {
     const plan_params *p = &r->params;
     const model_ftype_info *ft = model_ftype_by_id(d->hp.file_type);
     char a[24], b[24];
-    fprintf(out, "model     %s (%s), %s, %s file, %.2f B parameters, %s\n", d->hp.name[0] ? d->hp.name : d->hp.arch,
-            d->source, ft ? ft->name : "file types", fc_fmt_bytes(d->file_bytes, a, sizeof a),
-            (double)d->n_params / 1e9, d->hp.arch);
+    fprintf(out, "model     %s (%s), %s, %s file, %.2f B parameters, %s\n",
+            fc_safe(d->hp.name[0] ? d->hp.name : d->hp.arch), fc_safe(d->source), ft ? ft->name : "file types",
+            fc_fmt_bytes(d->file_bytes, a, sizeof a), (double)d->n_params / 1e9, fc_safe(d->hp.arch));
     fprintf(out, "settings  context %u (KV cells %u", p->n_ctx, r->mem.kv_cells);
     if (d->hp.sliding_window) fprintf(out, ", %u on sliding-window layers", r->mem.kv_cells_swa);
     fprintf(out, "), KV %s/%s %s, ubatch %u, flash attention %s, %u sequence%s\n", ggml_type_get(p->type_k)->name,
             ggml_type_get(p->type_v)->name, fc_fmt_bytes(r->mem.kv_bytes, b, sizeof b), p->n_ubatch,
             p->flash_attn ? "on" : "off", p->n_parallel, p->n_parallel > 1 ? "s" : "");
-    fprintf(out, "hardware  %s\n\n", r->hw.label);
+    fprintf(out, "hardware  %s\n\n", fc_safe(r->hw.label));
     fprintf(out, "%-24s %-14s %10s %10s %10s %10s %10s %10s %10s %-10s %s\n", "device", "layers", "weights",
             "KV cache", "compute", "output", "overhead", "total", "free", "margin", "verdict");
     for (int g = 0; g < r->hw.n_gpu; g++) {
@@ -52,8 +54,8 @@ static void memory_text(FILE *out, const plan_result *r) {
     fprintf(out, "\nverdict   %s", plan_verdict_name(r->mem.verdict));
     if (r->mem.verdict == PLAN_NO_FIT)
         fprintf(out, " — try a smaller --quant, a shorter --ctx, --kv q8_0%s", r->hw.n_gpu ? " or fewer --ngl" : "");
-    fprintf(out, "\nfree memory: %s\n", r->hw.host.source);
-    for (int i = 0; i < r->n_note; i++) fprintf(out, "note      %s\n", r->note[i]);
+    fprintf(out, "\nfree memory: %s\n", fc_safe(r->hw.host.source));
+    for (int i = 0; i < r->n_note; i++) fprintf(out, "note      %s\n", fc_safe(r->note[i]));
 }
 
 static void quant_row(FILE *out, const plan_choice *c, int i) {
@@ -80,13 +82,13 @@ static void choice_text(FILE *out, const plan_result *r) {
             "tg@ctx", "PPL +%", "KLD");
     for (int i = 0; i < c->n_row; i++) quant_row(out, c, i);
     if (c->best < 0) {
-        fprintf(out, "\nrecommended  nothing: %s\n", c->reason);
+        fprintf(out, "\nrecommended  nothing: %s\n", fc_safe(c->reason));
         return;
     }
     fprintf(out, "\nrecommended  %s at context %u: %s\n  llama.cpp  %s\n  ollama     %s\n", c->row[c->best].quant,
-            c->n_ctx, c->reason, r->rec_llama, r->rec_ollama);
+            c->n_ctx, fc_safe(c->reason), fc_safe(r->rec_llama), fc_safe(r->rec_ollama));
     if (!r->rec_file_exists)
-        fprintf(out, "  file       %s is not here yet: download it, or make it with llama-quantize\n", r->rec_file);
+        fprintf(out, "  file       %s is not here yet: download it, or make it with llama-quantize\n", fc_safe(r->rec_file));
 }
 
 static void sweep_text(FILE *out, const plan_result *r) {
@@ -98,12 +100,12 @@ static void sweep_text(FILE *out, const plan_result *r) {
 void rep_plan_text(FILE *out, const plan_result *r) {
     memory_text(out, r);
     if (!r->has_speed) {
-        fprintf(out, "speed     not predicted: %s\n", r->speed_note);
+        fprintf(out, "speed     not predicted: %s\n", fc_safe(r->speed_note));
         return;
     }
     fprintf(out, "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
             r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
-    fprintf(out, "command   %s\n", r->llama_cmd);
+    fprintf(out, "command   %s\n", fc_safe(r->llama_cmd));
     if (r->choice) choice_text(out, r);
     if (r->n_sweep) sweep_text(out, r);
 }
@@ -111,7 +113,7 @@ void rep_plan_text(FILE *out, const plan_result *r) {
 void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk) {
     const model_ftype_info *ft = model_ftype_by_id(r->model->hp.file_type);
     fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM)\n",
-            r->model->source, ft ? ft->name : "", r->params.n_ctx);
+            fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx);
     fprintf(out, "%4s %-26s %8s  %-20s %5s %9s %8s %9s\n", "rank", "device", "memory", "fits", "ngl", "pp512", "tg128",
             "tg@ctx");
     for (size_t i = 0; i < rk->n; i++) {
@@ -127,7 +129,7 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk) {
 
 void rep_fits_head(FILE *out, const plan_result *r) {
     char fb[24];
-    fprintf(out, "fitcheck: which catalog models fit, and how fast, on %s\n", r->hw.label);
+    fprintf(out, "fitcheck: which catalog models fit, and how fast, on %s\n", fc_safe(r->hw.label));
     fprintf(out, "free RAM %s; context %u, KV %s, flash attention %s; speeds as llama.cpp would run them.\n"
                  "'fitcheck plan NAME' shows every quantization and the memory breakdown.\n\n",
             fc_fmt_bytes(r->hw.host.mem_free, fb, sizeof fb), r->params.n_ctx, ggml_type_get(r->params.type_k)->name,
@@ -140,7 +142,7 @@ void rep_fits_row(FILE *out, const char *name, double params_b, const plan_resul
     fprintf(out, "%-18s %7.1f B  ", name, params_b);
     const plan_choice *c = r->choice;
     if (!c) {
-        fprintf(out, "speed not predicted: %s\n", r->speed_note);
+        fprintf(out, "speed not predicted: %s\n", fc_safe(r->speed_note));
         return;
     }
     if (c->best < 0) {
@@ -154,5 +156,5 @@ void rep_fits_row(FILE *out, const char *name, double params_b, const plan_resul
 }
 
 void rep_fits_tail(FILE *out, int n_fit, int n_models, const plan_result *r) {
-    fprintf(out, "\n%d of %d catalog models fit. Free memory: %s.\n", n_fit, n_models, r->hw.host.source);
+    fprintf(out, "\n%d of %d catalog models fit. Free memory: %s.\n", n_fit, n_models, fc_safe(r->hw.host.source));
 }
