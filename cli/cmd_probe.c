@@ -12,7 +12,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: fitcheck probe [--quick] [-o FILE|FORMAT] [--json] [--no-gpu] [-t N] [--models-dir DIR]\n"
+            "usage: fitcheck probe [--quick] [-o FILE|FORMAT] [--json] [--no-gpu | --gpu-only] [-t N] [--models-dir DIR]\n"
             "       fitcheck probe --show [FILE] [--json | -o FORMAT]\n\n"
             "Measures this machine: topology and capacity (hwloc, cross-checked with /proc/meminfo,\n"
             "sysfs and cpuid), memory bandwidth (read, non-temporal write, copy, triad; thread scaling;\n"
@@ -26,6 +26,8 @@ static void usage(FILE *out) {
             "  --show [FILE]     print a saved profile (default: the cached one); measures nothing\n"
             "  --json            print the profile JSON instead of the summary\n"
             "  --no-gpu          skip the GPU and bus probe\n"
+            "  --gpu-only        the GPUs and the bus only (no CPU figures: saved only with\n"
+            "                    --output FILE, never as this machine's profile)\n"
             "  -t, --threads N   measurement threads (default: one per core)\n"
             "  --models-dir DIR  where models live, for the storage test (default: .)\n"
             "  -h, --help        this help\n");
@@ -121,11 +123,12 @@ static int show(const char *file, bool json, const enum rep_format *fmt) {
 }
 
 int cli_probe(int argc, char **argv) {
-    enum { OPT_SHOW = 256, OPT_JSON, OPT_NO_GPU, OPT_QUICK, OPT_MODELS_DIR };
+    enum { OPT_SHOW = 256, OPT_JSON, OPT_NO_GPU, OPT_GPU_ONLY, OPT_QUICK, OPT_MODELS_DIR };
     static const struct option longopts[] = {
         {"quick", no_argument, NULL, OPT_QUICK},   {"output", required_argument, NULL, 'o'},
         {"show", optional_argument, NULL, OPT_SHOW}, {"json", no_argument, NULL, OPT_JSON},
-        {"no-gpu", no_argument, NULL, OPT_NO_GPU}, {"threads", required_argument, NULL, 't'},
+        {"no-gpu", no_argument, NULL, OPT_NO_GPU}, {"gpu-only", no_argument, NULL, OPT_GPU_ONLY},
+        {"threads", required_argument, NULL, 't'},
         {"models-dir", required_argument, NULL, OPT_MODELS_DIR}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -159,6 +162,7 @@ int cli_probe(int argc, char **argv) {
             break;
         case OPT_JSON: json = true; break;
         case OPT_NO_GPU: opt.no_gpu = true; break;
+        case OPT_GPU_ONLY: opt.gpu_only = true; break;
         case OPT_QUICK: opt.quick = true; break;
         case OPT_MODELS_DIR: opt.models_dir = optarg; break;
         default: return cli_usage_error("probe", "unknown option");
@@ -166,26 +170,33 @@ int cli_probe(int argc, char **argv) {
     }
     if (optind < argc) return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
     if (do_show) return show(show_file, json, fmt);
+    if (opt.gpu_only && opt.no_gpu) return cli_usage_error("probe", "--gpu-only and --no-gpu exclude each other");
 
     struct stat st;
     if (stat(opt.models_dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return cli_usage_error("probe", "--models-dir %s is not a directory", opt.models_dir);
     fc_err err = {0};
     char path[PATH_MAX];
-    if (!out) {
+    /* a GPU-only profile has no CPU figures: it never replaces the cached one */
+    if (!out && !opt.gpu_only) {
         if (probe_default_path(path, sizeof path, &err)) return cli_report_error("probe", &err);
         out = path;
     }
-    if (probe_profile_prepare(out, &err)) return cli_report_error("probe", &err);
+    if (out && probe_profile_prepare(out, &err)) return cli_report_error("probe", &err);
     opt.progress = isatty(STDERR_FILENO);
     opt.progress_fn = rep_progress;
     probe_profile *p = fc_malloc(sizeof *p, &err);
     if (!p) return cli_report_error("probe", &err);
     int rc = probe_run(p, &opt, &err);
     rep_progress_done();
-    if (!rc) rc = probe_profile_save(p, out, &err);
-    rc = rc ? cli_report_error("probe", &err) : print_profile(p, json, fmt);
-    if (!rc && !json && !fmt) printf("profile     saved to %s\n", fc_safe(out));
+    if (!rc && out) rc = probe_profile_save(p, out, &err);
+    if (rc)
+        rc = cli_report_error("probe", &err);
+    else if (opt.gpu_only && !json && !fmt)
+        probe_gpus_print(p, stdout);
+    else
+        rc = print_profile(p, json, fmt);
+    if (!rc && out && !json && !fmt) printf("profile     saved to %s\n", fc_safe(out));
     free(p);
     return rc;
 }

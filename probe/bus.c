@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
@@ -19,34 +20,66 @@
  * only the PCI tree is needed here, and the runtimes are probed directly. */
 static const char *const bus_hwloc_skip[] = {"pci", "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"};
 
-/* libpci reports fatal errors through a callback that must not return:
- * jump back to the caller, which then runs without libpci. The probe is
- * single-threaded, so one jump buffer suffices. */
-static jmp_buf bus_pci_jump;
+/* libpci reports fatal errors through a callback that must not return. Every
+ * libpci call is made inside bus_pci_call, whose frame holds the jump
+ * buffer for exactly as long as the call runs: a jump never lands in a frame
+ * that has returned. After an error libpci's state is unknown, so it is
+ * dropped and the bus goes on with sysfs. The probe is single-threaded, so
+ * one pointer suffices. */
+static jmp_buf *bus_pci_jump;
+/* The last libpci access dropped after an error: never freed (cleaning up
+ * unknown state is riskier than leaking it once) and never used again; kept
+ * here so that the leak is deliberate, not lost. */
+static struct pci_access *bus_pci_dropped;
 
 static _Noreturn void bus_pci_error(char *msg, ...) {
     (void)msg;
-    longjmp(bus_pci_jump, 1);
+    if (bus_pci_jump)
+        longjmp(*bus_pci_jump, 1);
+    abort(); /* a libpci call outside bus_pci_call: a bug in this file */
 }
 
 static void bus_pci_quiet(char *msg, ...) {
     (void)msg;
 }
 
+typedef void (*bus_pci_fn)(probe_bus *b, void *ctx);
+
+/* Runs fn(b, ctx) with libpci's error jump pointing into this frame. false
+ * when libpci failed: b->pacc is then NULL. */
+static bool bus_pci_call(probe_bus *b, bus_pci_fn fn, void *ctx) {
+    jmp_buf here;
+    if (setjmp(here) != 0) {
+        bus_pci_jump = NULL;
+        bus_pci_dropped = b->pacc;
+        b->pacc = NULL;
+        return false;
+    }
+    bus_pci_jump = &here;
+    fn(b, ctx);
+    bus_pci_jump = NULL;
+    return true;
+}
+
+static void bus_pci_start(probe_bus *b, void *ctx) {
+    (void)ctx;
+    pci_init(b->pacc);
+    pci_scan_bus(b->pacc);
+}
+
+static void bus_pci_cleanup(probe_bus *b, void *ctx) {
+    (void)ctx;
+    pci_cleanup(b->pacc);
+}
+
 void probe_bus_open(probe_bus *b) {
     memset(b, 0, sizeof *b);
-    struct pci_access *pacc = pci_alloc();
-    if (pacc) {
-        pacc->error = bus_pci_error;
-        pacc->warning = bus_pci_quiet;
-        pacc->debug = bus_pci_quiet;
-        if (setjmp(bus_pci_jump) == 0) {
-            pci_init(pacc);
-            pci_scan_bus(pacc);
-            b->pacc = pacc;
-        }
-        /* after a longjmp pacc is half initialised: leaking it is safer than
-         * pci_cleanup on unknown state, and it happens at most once */
+    b->pacc = pci_alloc();
+    if (b->pacc) {
+        b->pacc->error = bus_pci_error;
+        b->pacc->warning = bus_pci_quiet;
+        b->pacc->debug = bus_pci_quiet;
+        bus_pci_call(b, bus_pci_start, NULL);
     }
     if (hwloc_topology_init(&b->topo) == 0) {
         hwloc_topology_set_io_types_filter(b->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
@@ -64,7 +97,7 @@ void probe_bus_open(probe_bus *b) {
 void probe_bus_close(probe_bus *b) {
     probe_bus_unpin(b);
     if (b->pacc)
-        pci_cleanup(b->pacc);
+        bus_pci_call(b, bus_pci_cleanup, NULL);
     if (b->topo)
         hwloc_topology_destroy(b->topo);
     memset(b, 0, sizeof *b);
@@ -80,21 +113,36 @@ static struct pci_dev *bus_find(probe_bus *b, const char *bus_id) {
     return NULL;
 }
 
-/* Reads the PCI Express capability's LNKCAP and LNKSTA. false when the
- * config space past the first 64 bytes is denied (reads come back as all
- * ones, or the capability list is not visible). */
-static bool bus_read_config(probe_bus *b, const char *bus_id, uint32_t *lnkcap, uint16_t *lnksta) {
-    if (setjmp(bus_pci_jump) != 0)
-        return false;
-    struct pci_dev *d = bus_find(b, bus_id);
+typedef struct bus_config {
+    const char *bus_id;
+    uint32_t lnkcap;
+    uint16_t lnksta;
+    bool ok;
+} bus_config;
+
+static void bus_pci_config(probe_bus *b, void *ctx) {
+    bus_config *c = ctx;
+    struct pci_dev *d = bus_find(b, c->bus_id);
     if (!d)
-        return false;
+        return;
     pci_fill_info(d, PCI_FILL_CAPS);
     struct pci_cap *cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
     if (!cap)
+        return;
+    c->lnkcap = pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
+    c->lnksta = pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
+    c->ok = true;
+}
+
+/* Reads the PCI Express capability's LNKCAP and LNKSTA. false when the
+ * config space past the first 64 bytes is denied (reads come back as all
+ * ones, or the capability list is not visible) or libpci failed. */
+static bool bus_read_config(probe_bus *b, const char *bus_id, uint32_t *lnkcap, uint16_t *lnksta) {
+    bus_config c = {.bus_id = bus_id};
+    if (!b->pacc || !bus_pci_call(b, bus_pci_config, &c) || !c.ok)
         return false;
-    *lnkcap = pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
-    *lnksta = pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
+    *lnkcap = c.lnkcap;
+    *lnksta = c.lnksta;
     return probe_pcie_speed_field(*lnkcap) && probe_pcie_width_field(*lnkcap);
 }
 
@@ -213,10 +261,8 @@ static void bus_nvme_name(probe_bus *b, struct pci_dev *d, const char *bus_id, c
         pci_lookup_name(b->pacc, name, (int)cap, PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE, d->vendor_id, d->device_id);
 }
 
-void probe_bus_nvme(probe_bus *b, probe_profile *p) {
-    p->n_nvme = 0;
-    if (!b->pacc || setjmp(bus_pci_jump) != 0)
-        return;
+static void bus_pci_nvme(probe_bus *b, void *ctx) {
+    probe_profile *p = ctx;
     for (struct pci_dev *d = b->pacc->devices; d; d = d->next) {
         if (p->n_nvme >= (int)FC_ARRAY_LEN(p->nvme))
             break;
@@ -228,6 +274,14 @@ void probe_bus_nvme(probe_bus *b, probe_profile *p) {
         snprintf(n->pci_bus_id, sizeof n->pci_bus_id, "%04x:%02x:%02x.%x", (unsigned)d->domain, d->bus, d->dev,
                  d->func);
         bus_nvme_name(b, d, n->pci_bus_id, n->name, sizeof n->name);
-        probe_bus_link(b, n->pci_bus_id, &n->link);
     }
+}
+
+void probe_bus_nvme(probe_bus *b, probe_profile *p) {
+    p->n_nvme = 0;
+    /* links read after the walk: each reading makes its own libpci call */
+    if (b->pacc)
+        bus_pci_call(b, bus_pci_nvme, p);
+    for (int i = 0; i < p->n_nvme; i++)
+        probe_bus_link(b, p->nvme[i].pci_bus_id, &p->nvme[i].link);
 }

@@ -46,6 +46,8 @@ enum {
 #define CU_JIT_ERROR_LOG_BUFFER 5
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 #define CUDA_JIT_LOG_MAX 512
+/* the loader's reason a libcuda did not load, kept for the note */
+#define CUDA_DLERROR_MAX 160
 
 /* Every driver entry point used: name (the real, versioned symbol) and
  * parameters. One table drives the struct, the dlsym loop and the error
@@ -156,11 +158,45 @@ static bool cuda_ok(cuda_dev *d, CUresult r, const char *what) {
 #define CUDA_OK(d, fn, args) cuda_ok((d), (d)->cu->fn args, #fn)
 
 /* ---- loading the driver --------------------------------------------------- */
+/* Where libcuda.so.1 is looked for, in order. The bare name first: the
+ * loader's own path (LD_LIBRARY_PATH, ld.so.cache) is what the machine set
+ * up. Then the driver's usual folders, because a process started without
+ * that setup (a plain shell in a container, the packed bundle's loader) does
+ * not search them: the NVIDIA Container Toolkit and GKE mount the driver
+ * under /usr/local/nvidia/lib64 (a read-only mount on the H200 machines
+ * lent here), Debian and Ubuntu packages install it in the multiarch folder,
+ * RHEL in /usr/lib64, WSL in /usr/lib/wsl/lib. No stubs folder: the toolkit's
+ * stub libcuda only fails cuInit. */
+static const char *const cuda_lib_names[] = {
+    "libcuda.so.1",
+    "/usr/local/nvidia/lib64/libcuda.so.1",
+    "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+    "/usr/lib/aarch64-linux-gnu/libcuda.so.1",
+    "/usr/lib64/libcuda.so.1",
+    "/usr/local/cuda/lib64/libcuda.so.1",
+    "/usr/lib/wsl/lib/libcuda.so.1",
+};
+
+/* The first libcuda.so.1 that loads is the driver: a later one that would
+ * have had the symbols is not tried, since mixing drivers is worse than a
+ * clear note. A libcuda that is there but does not load (a library it needs
+ * is missing, or wants a newer glibc than the process has) is named with the
+ * loader's reason: "not found" would send the reader looking elsewhere. */
 static bool cuda_load(cuda_api *cu, char *note, size_t cap) {
+    char why[CUDA_DLERROR_MAX] = "";
     memset(cu, 0, sizeof *cu);
-    cu->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    for (size_t i = 0; i < FC_ARRAY_LEN(cuda_lib_names) && !cu->lib; i++) {
+        cu->lib = dlopen(cuda_lib_names[i], RTLD_NOW | RTLD_LOCAL);
+        const char *e = cu->lib ? NULL : dlerror();
+        /* glibc's reason for a file that is not there is strerror(ENOENT) */
+        if (e && !why[0] && !strstr(e, "No such file or directory"))
+            snprintf(why, sizeof why, "%s", e);
+    }
     if (!cu->lib) {
-        probe_gpu_note_add(note, cap, "no NVIDIA driver (libcuda.so.1 not found)");
+        if (why[0])
+            probe_gpu_note_add(note, cap, "NVIDIA driver not loadable: %s", why);
+        else
+            probe_gpu_note_add(note, cap, "no NVIDIA driver (libcuda.so.1 not found)");
         return false;
     }
     for (size_t i = 0; i < FC_ARRAY_LEN(cuda_symbols); i++) {

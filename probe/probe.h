@@ -136,6 +136,7 @@ typedef struct probe_options {
     bool progress;                   /* report steps through progress_fn */
     probe_progress_fn progress_fn;   /* the caller draws (cli uses rep_progress); probe/ never does */
     bool no_gpu;
+    bool gpu_only;                   /* the GPUs and the bus only, no CPU figures (the GPU check) */
     int threads;                     /* 0 = one per core */
     const char *models_dir;          /* storage test location, default "." */
 } probe_options;

@@ -80,6 +80,8 @@ static int measure_memory(probe_profile *p, const probe_topo *topo, const probe_
 int probe_run(probe_profile *p, const probe_options *opt, fc_err *err) {
     memset(p, 0, sizeof *p);
     header_fill(p, opt);
+    /* the GPU check: a failing or slow CPU measurement cannot cost the GPU figures */
+    if (opt->gpu_only) return probe_gpus(p, opt, err);
     probe_step st = {.opt = opt, .total = opt->quick ? STEPS_QUICK : STEPS_FULL};
     probe_step_report(&st, "topology and capacity");
     probe_topo topo;
