@@ -34,6 +34,13 @@ int eng_isa_best(void);
 const char *eng_isa_name(int isa);
 /* -1 if unknown. */
 int eng_isa_from_name(const char *name);
+/* The instruction set a run uses: `asked`, or for ENG_ISA_BEST the one named
+ * by $FITCHECK_ISA ("scalar", "avx2", "avx512") when it is set, else the
+ * best this CPU has, so the AVX2 and scalar paths can be tested and timed
+ * on an AVX-512 machine without changing the command. FC_EINPUT when the
+ * choice is unknown or this CPU cannot run it. */
+#define ENG_ISA_ENV "FITCHECK_ISA"
+int eng_isa_pick(int asked, int *isa, fc_err *err);
 
 /* ---- model ---------------------------------------------------------------- */
 
@@ -74,7 +81,7 @@ typedef struct eng_params {
     uint32_t n_ctx;     /* KV cache positions; 0 = min(ENG_DEFAULT_CTX, training context) */
     uint32_t n_threads; /* 0 = one per physical core */
     uint32_t n_ubatch;  /* tokens per forward call in prefill; 0 = ENG_DEFAULT_UBATCH */
-    int isa;            /* enum eng_isa; ENG_ISA_BEST picks the best this CPU has */
+    int isa;            /* enum eng_isa; ENG_ISA_BEST: $FITCHECK_ISA, else the best (eng_isa_pick) */
     int type_k, type_v; /* enum eng_kv_type of the K and V caches */
 } eng_params;
 

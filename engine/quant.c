@@ -8,6 +8,7 @@
 #include "engine/quant.h"
 
 #include <math.h>
+#include <stdlib.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -289,6 +290,23 @@ int eng_isa_from_name(const char *name) {
     for (int i = 0; i < ENG_ISA_COUNT; i++)
         if (!strcmp(name, isa_names[i])) return i;
     return -1;
+}
+
+int eng_isa_pick(int asked, int *isa, fc_err *err) {
+    const char *env = getenv(ENG_ISA_ENV), *from = "--isa";
+    if (asked == ENG_ISA_BEST && env && *env) {
+        from = ENG_ISA_ENV;
+        if ((asked = eng_isa_from_name(env)) < 0)
+            return fc_err_set(err, FC_EINPUT, "%s=%s: not an instruction set (scalar, avx2, avx512)", ENG_ISA_ENV, env);
+    }
+    if (asked == ENG_ISA_BEST) asked = eng_isa_best();
+    if (asked < 0 || asked >= ENG_ISA_COUNT)
+        return fc_err_set(err, FC_EINPUT, "instruction set %d unknown (scalar, avx2, avx512)", asked);
+    if (asked > eng_isa_best())
+        return fc_err_set(err, FC_EINPUT, "%s %s: this CPU does not support it (best: %s)", from, eng_isa_name(asked),
+                          eng_isa_name(eng_isa_best()));
+    *isa = asked;
+    return FC_OK;
 }
 
 const eng_kernels *eng_kernels_get(int isa) {

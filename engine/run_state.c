@@ -10,7 +10,6 @@ static void params_resolve(const eng_model *m, eng_params *p) {
     if (!p->n_ctx) p->n_ctx = m->hp.n_ctx_train && m->hp.n_ctx_train < ENG_DEFAULT_CTX ? m->hp.n_ctx_train : ENG_DEFAULT_CTX;
     if (!p->n_ubatch) p->n_ubatch = ENG_DEFAULT_UBATCH;
     if (!p->n_threads) p->n_threads = (uint32_t)eng_default_threads();
-    if (p->isa < 0 || p->isa >= ENG_ISA_COUNT || p->isa > eng_isa_best()) p->isa = eng_isa_best();
 }
 
 static uint32_t kv_dim(const eng_model *m) { return m->kv_dim_max; }
@@ -92,10 +91,12 @@ uint64_t eng_ctx_buffer_bytes(const eng_model *m, const eng_params *pin) {
 
 int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err) {
     eng_params p = pin ? *pin : (eng_params){0};
+    int rc = eng_isa_pick(p.isa, &p.isa, err);
+    if (rc) return rc;
     params_resolve(m, &p);
     if (p.n_threads > ENG_MAX_THREADS)
         return fc_err_set(err, FC_EINPUT, "%u threads requested, at most %d", p.n_threads, ENG_MAX_THREADS);
-    int rc = kv_check(p.type_k, m->hp.head_dim_k, "K", err);
+    rc = kv_check(p.type_k, m->hp.head_dim_k, "K", err);
     if (!rc) rc = kv_check(p.type_v, m->hp.head_dim_v, "V", err);
     if (!rc) rc = eng_model_copy_weights(m, err);
     if (rc) return rc;

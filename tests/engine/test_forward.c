@@ -132,6 +132,30 @@ static void run_case(const model_case *mc) {
     /* the scalar reference kernels, batched */
     check_path(mc, m, &(eng_params){.n_ctx = 64, .n_threads = 2, .isa = ENG_ISA_SCALAR}, ref, SIMD_LOGIT_RRMS,
                "SIMD vs scalar");
+    /* every SIMD path below the best (AVX2 on an AVX-512 machine), chosen the
+     * way a user would (FITCHECK_ISA), batched and token by token */
+    for (int isa = ENG_ISA_AVX2; isa < eng_isa_best(); isa++) {
+        char what[64];
+        setenv(ENG_ISA_ENV, eng_isa_name(isa), 1);
+        snprintf(what, sizeof what, "%s (FITCHECK_ISA) vs best", eng_isa_name(isa));
+        check_path(mc, m, &(eng_params){.n_ctx = 64, .n_threads = 2, .isa = ENG_ISA_BEST}, ref, SIMD_LOGIT_RRMS, what);
+        snprintf(what, sizeof what, "%s token by token vs best", eng_isa_name(isa));
+        check_path(mc, m, &(eng_params){.n_ctx = 64, .n_threads = 1, .n_ubatch = 1, .isa = ENG_ISA_BEST}, ref,
+                   SIMD_LOGIT_RRMS, what);
+        c = ctx(m, ENG_ISA_BEST, 1, 0);
+        CHECK_MSG(c && eng_ctx_params(c)->isa == isa, "FITCHECK_ISA=%s not obeyed", eng_isa_name(isa));
+        eng_ctx_free(c);
+    }
+    /* an explicit choice wins over the variable; a bad variable is refused */
+    setenv(ENG_ISA_ENV, "scalar", 1);
+    c = ctx(m, eng_isa_best(), 1, 0);
+    CHECK(c && eng_ctx_params(c)->isa == eng_isa_best());
+    eng_ctx_free(c);
+    setenv(ENG_ISA_ENV, "avx9", 1);
+    c = NULL;
+    CHECK(eng_ctx_new(&c, m, &(eng_params){.n_ctx = 64, .isa = ENG_ISA_BEST}, &err) == FC_EINPUT && !c &&
+          strstr(err.msg, "FITCHECK_ISA=avx9"));
+    unsetenv(ENG_ISA_ENV);
     /* q8_0 K and V caches: the prompt's keys and values rounded to 8 bits,
      * decoded token by token (the cache is read back at every step) */
     check_path(mc, m,
@@ -144,6 +168,7 @@ out:
 }
 
 int main(void) {
+    unsetenv(ENG_ISA_ENV); /* the test picks its paths itself */
     if (!getenv("FITCHECK_MODELS")) {
         fprintf(stderr, "FITCHECK_MODELS not set: run scripts/fetch-models.sh (make test does)\n");
         return 77;
