@@ -30,7 +30,9 @@ static void usage(FILE *fp) {
             "Runs a GGUF model on the CPU with fitcheck's reference engine.\n"
             "Generation streams the text that follows the prompt (--temp 0: greedy).\n"
             "--bench measures prefill (ppN: one N-token batch) and decode (tgN: N\n"
-            "single-token steps) like llama-bench: t/s as mean +- stddev over -r runs.\n"
+            "single-token steps) like llama-bench: t/s as mean +- stddev over -r runs, with the\n"
+            "planner's prediction from the machine profile and from DRAM read bandwidth measured\n"
+            "right before and after each test (same-minute: this machine's bandwidth may swing).\n"
             "\n"
             "options:\n"
             "  -p, --prompt TEXT  the prompt; with --bench: prompt lengths for pp tests, comma list (default 512)\n"
@@ -47,6 +49,7 @@ static void usage(FILE *fp) {
             "  -o, --output FMT   with --bench: md (default), csv, json, jsonl\n"
             "      --json         same as -o json\n"
             "      --save FILE    with --bench: append the results as llama-bench jsonl lines\n"
+            "      --no-bw-probe  with --bench: no read-bandwidth probe beside each test (no same-minute prediction)\n"
             "  -t, --threads N    threads (default: one per physical core)\n"
             "  -c, --ctx-size N   KV cache positions (default: what the run needs)\n"
             "  -ctk, --cache-type-k T  K cache type: f16 (default) or q8_0\n"
@@ -63,7 +66,7 @@ typedef struct run_opts {
     double temp, top_p;
     uint64_t seed;
     int isa, type_k, type_v;
-    bool bench, force, chat, ids;
+    bool bench, force, chat, ids, no_bw_probe;
 } run_opts;
 
 /* "512,1024" -> values; false on anything else. */
@@ -221,6 +224,8 @@ static void bench_row(rep_bench_row *r, const eng_model *m, const eng_params *p,
         r->n_samples = (int)k + 1;
     }
     r->predicted_ts = t->predicted_ts;
+    r->read_gbs_now = t->read_gbs_now;
+    r->predicted_now_ts = t->predicted_now_ts;
 }
 
 static int bench_rows(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
@@ -270,12 +275,28 @@ static int save_bench(const char *path, const eng_model *m, const eng_params *p,
     return fc_atomic_commit(&af, err);
 }
 
-/* The planner's prediction for each test, from this machine's probe profile;
- * without a profile the tests simply show no prediction. */
+/* The profile's bandwidth at n threads: its all-core read figure, scaled by
+ * the thread-scaling curve (planner/speed.c). A --quick profile has no curve,
+ * and then a run on fewer threads than cores is predicted at all-core
+ * bandwidth: say so, since the same-minute figure is measured at n. */
+static void note_scaling(const probe_profile *prof, int n_threads) {
+    if (n_threads >= prof->n_cores) return;
+    for (int i = 0; i < prof->n_scaling; i++)
+        if ((int)prof->scaling[i].x == n_threads) return;
+    fprintf(stderr,
+            "fitcheck run: the machine profile has no thread-scaling point for %d thread%s (a --quick probe?): "
+            "'predicted' assumes all-core bandwidth; 'same-minute' is measured at %d\n",
+            n_threads, n_threads == 1 ? "" : "s", n_threads);
+}
+
+/* The planner's prediction for each test, from this machine's probe profile,
+ * and again with the profile's bandwidth replaced by the one measured beside
+ * the test (at the run's thread count, so no scaling curve applies). Without
+ * a profile the tests simply show no prediction. */
 static void predict_tests(const eng_model *m, const eng_params *ep, eng_bench_test *tests, uint32_t n) {
     fc_err err = {0};
     char path[4096];
-    probe_profile *prof = calloc(1, sizeof *prof);
+    probe_profile *prof = calloc(2, sizeof *prof), *now = prof ? prof + 1 : NULL;
     model_desc d;
     if (!prof || probe_default_path(path, sizeof path, &err) || probe_profile_load(prof, path, &err)) {
         fprintf(stderr, "fitcheck run: no planner prediction (%s); run 'fitcheck probe' first\n",
@@ -288,18 +309,60 @@ static void predict_tests(const eng_model *m, const eng_params *ep, eng_bench_te
         free(prof);
         return;
     }
+    note_scaling(prof, (int)ep->n_threads);
+    uint32_t kv = eng_kv_ggml_type(ep->type_k);
     for (uint32_t i = 0; i < n; i++) {
         double pp = 0, tg = 0;
         eng_bench_test *t = &tests[i];
-        if (plan_predict_bench(&d, prof, (int)ep->n_threads, eng_kv_ggml_type(ep->type_k), (int)t->n_prompt,
-                               (int)t->n_gen, (int)t->n_depth, &pp, &tg, &err)) {
+        if (plan_predict_bench(&d, prof, (int)ep->n_threads, kv, (int)t->n_prompt, (int)t->n_gen, (int)t->n_depth,
+                               &pp, &tg, &err)) {
             fprintf(stderr, "fitcheck run: no planner prediction: %s\n", err.msg);
             break;
         }
         t->predicted_ts = t->n_prompt ? pp : tg;
+        if (!(t->read_gbs_now > 0)) continue;
+        *now = *prof;
+        now->read_gbs = t->read_gbs_now;
+        now->n_scaling = 0;
+        if (!plan_predict_bench(&d, now, (int)ep->n_threads, kv, (int)t->n_prompt, (int)t->n_gen, (int)t->n_depth, &pp,
+                                &tg, &err))
+            t->predicted_now_ts = t->n_prompt ? pp : tg;
     }
     model_desc_free(&d);
     free(prof);
+}
+
+/* Read bandwidth at n threads now; 0 (with a note) when it cannot be had. */
+static double read_now(int n_threads) {
+    fc_err err = {0};
+    double gbs = 0;
+    if (probe_read_now(n_threads, &gbs, &err)) {
+        fprintf(stderr, "fitcheck run: no same-minute bandwidth: %s\n", err.msg);
+        return 0;
+    }
+    return gbs;
+}
+
+/* Each test on its own, with a short bandwidth probe right before and right
+ * after it (the mean is the test's same-minute bandwidth). */
+static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, bool probe_bw, eng_bench_test *tests, uint32_t *n,
+                       fc_err *err) {
+    *n = 0;
+    uint32_t total = bo->n_prompt_count + bo->n_gen_count;
+    int threads = (int)eng_ctx_params(c)->n_threads;
+    for (uint32_t i = 0; i < total && *n < ENG_BENCH_MAX_TESTS; i++) {
+        eng_bench_opts one = {.n_depth = bo->n_depth, .reps = bo->reps};
+        if (i < bo->n_prompt_count) one.n_prompt[one.n_prompt_count++] = bo->n_prompt[i];
+        else one.n_gen[one.n_gen_count++] = bo->n_gen[i - bo->n_prompt_count];
+        double before = probe_bw ? read_now(threads) : 0;
+        uint32_t got = 0;
+        int rc = eng_bench_run(c, &one, &tests[*n], &got, err);
+        if (rc) return rc;
+        double after = probe_bw && got ? read_now(threads) : 0;
+        if (got && before > 0 && after > 0) tests[*n].read_gbs_now = 0.5 * (before + after);
+        *n += got;
+    }
+    return FC_OK;
 }
 
 static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
@@ -319,7 +382,7 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     if (!rc) rc = eng_ctx_new(&c, m, &p, err);
     eng_bench_test tests[ENG_BENCH_MAX_TESTS];
     uint32_t n = 0;
-    if (!rc) rc = eng_bench_run(c, &bo, tests, &n, err);
+    if (!rc) rc = bench_tests(c, &bo, !o->no_bw_probe, tests, &n, err);
     if (!rc) predict_tests(m, eng_ctx_params(c), tests, n);
     if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
     if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
@@ -329,7 +392,7 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
 
 int cli_run(int argc, char **argv) {
     enum { OPT_TOKENS = 256, OPT_JSON, OPT_SAVE, OPT_ISA, OPT_FORCE, OPT_BENCH, OPT_CHAT, OPT_TEMP, OPT_TOPK, OPT_TOPP,
-           OPT_SEED, OPT_IDS, OPT_CTK, OPT_CTV };
+           OPT_SEED, OPT_IDS, OPT_CTK, OPT_CTV, OPT_NO_BW };
     static const struct option longopts[] = {
         {"tokens", required_argument, NULL, OPT_TOKENS}, {"n-gen", required_argument, NULL, 'n'},
         {"prompt", required_argument, NULL, 'p'},        {"depth", required_argument, NULL, 'd'},
@@ -342,6 +405,7 @@ int cli_run(int argc, char **argv) {
         {"top-k", required_argument, NULL, OPT_TOPK},    {"top-p", required_argument, NULL, OPT_TOPP},
         {"seed", required_argument, NULL, OPT_SEED},     {"ids", no_argument, NULL, OPT_IDS},
         {"cache-type-k", required_argument, NULL, OPT_CTK}, {"cache-type-v", required_argument, NULL, OPT_CTV},
+        {"no-bw-probe", no_argument, NULL, OPT_NO_BW},
         {NULL, 0, NULL, 0},
     };
     run_opts o = {.fmt = "md", .reps = RUN_DEFAULT_REPS, .isa = ENG_ISA_BEST, .temp = RUN_DEFAULT_TEMP,
@@ -373,6 +437,7 @@ int cli_run(int argc, char **argv) {
         case OPT_BENCH: o.bench = true; break;
         case OPT_CHAT: o.chat = true; break;
         case OPT_IDS: o.ids = true; break;
+        case OPT_NO_BW: o.no_bw_probe = true; break;
         case OPT_TEMP:
             if (!cli_parse_f64(optarg, 0, 100, &o.temp)) return cli_usage_error("run", "--temp must be 0..100");
             break;

@@ -181,6 +181,12 @@ static void numa_run(probe_profile *p, probe_pool *pool, const probe_kernels *k)
     }
 }
 
+double probe_bandwidth_read(probe_pool *pool, int n) {
+    bool active[PROBE_MAX_THREADS];
+    active_first(active, pool->n, n);
+    return read_gbs(pool, active, probe_kernels_best(), pool->buf_bytes_each, BW_REPS_QUICK);
+}
+
 int probe_bandwidth(probe_profile *p, probe_pool *pool, const probe_kernels *k, const probe_options *opt,
                     probe_step *st, fc_err *err) {
     (void)err;

@@ -151,6 +151,14 @@ int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
 /* The GPUs, their links and the NVMe links as a short table (fitcheck probe). */
 void probe_gpus_print(const probe_profile *p, FILE *out);
 
+/* DRAM read bandwidth now (GB/s, best of a few repetitions, measured as the
+ * profile's read_gbs is: the same kernel over the same working set), on
+ * n_threads threads pinned one per core (0: as many as probe_run uses).
+ * Takes about half a second: a short probe to check a measurement against
+ * in the same minute (`fitcheck run --bench` runs one before and after each
+ * test), since a VM's bandwidth can swing by half between minutes. */
+int probe_read_now(int n_threads, double *gbs, fc_err *err);
+
 /* Bytes this process may still allocate now: MemAvailable, capped by the
  * cgroup's memory limit less its usage. 0 when unknown. */
 uint64_t probe_available_ram(void);

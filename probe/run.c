@@ -5,6 +5,7 @@
 #include "probe/probe_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,9 +58,9 @@ static void header_fill(probe_profile *p, const probe_options *opt) {
     p->hostname[sizeof p->hostname - 1] = '\0';
 }
 
-static int measure_memory(probe_profile *p, const probe_topo *topo, const probe_options *opt, probe_step *st,
-                          fc_err *err) {
-    int n = p->threads_used;
+/* Bytes of DRAM working set per thread for n threads (p's caches and
+ * memory budget known). */
+static int dram_set_bytes(const probe_profile *p, int n, uint64_t *per_out, fc_err *err) {
     uint64_t per = DRAM_SET_LLC_MULTIPLE * llc_bytes(p) / (uint64_t)n;
     if (per < DRAM_SET_MIN_TOTAL / (uint64_t)n) per = DRAM_SET_MIN_TOTAL / (uint64_t)n;
     if (per < DRAM_SET_MIN_PER_THREAD) per = DRAM_SET_MIN_PER_THREAD;
@@ -69,11 +70,41 @@ static int measure_memory(probe_profile *p, const probe_topo *topo, const probe_
     if (per < DRAM_SET_FLOOR)
         return fc_err_set(err, FC_ERUNTIME, "too little free memory to measure bandwidth (%llu KiB per thread)",
                           (unsigned long long)(per >> 10));
+    *per_out = per;
+    return FC_OK;
+}
+
+static int measure_memory(probe_profile *p, const probe_topo *topo, const probe_options *opt, probe_step *st,
+                          fc_err *err) {
+    int n = p->threads_used;
+    uint64_t per;
+    if (dram_set_bytes(p, n, &per, err)) return err->status;
     probe_pool pool;
     if (probe_pool_start(&pool, topo, n, (size_t)per, err)) return err->status;
     int rc = probe_bandwidth(p, &pool, probe_kernels_best(), opt, st, err);
     if (!rc && !opt->quick && !fc_interrupted) rc = probe_latency(p, &pool, st, err);
     probe_pool_stop(&pool);
+    return rc;
+}
+
+int probe_read_now(int n_threads, double *gbs, fc_err *err) {
+    probe_profile *p = fc_calloc(1, sizeof *p, err);
+    if (!p) return FC_ERUNTIME;
+    probe_options opt = {.quick = true, .threads = n_threads};
+    probe_topo topo;
+    int rc = probe_topo_init(&topo, p, err);
+    if (!rc) rc = probe_capacity(p, err);
+    uint64_t per = 0;
+    int n = threads_choose(p, &opt);
+    if (!rc) rc = dram_set_bytes(p, n, &per, err);
+    probe_pool pool;
+    if (!rc) rc = probe_pool_start(&pool, &topo, n, (size_t)per, err);
+    if (!rc) {
+        *gbs = probe_bandwidth_read(&pool, n);
+        probe_pool_stop(&pool);
+    }
+    probe_topo_free(&topo);
+    free(p);
     return rc;
 }
 

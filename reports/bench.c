@@ -25,7 +25,7 @@ const char *rep_bench_test_name(const rep_bench_row *r, char *buf, size_t cap) {
 enum {
     B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD,
     B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
-    B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR,
+    B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR, B_BW_NOW, B_PRED_NOW, B_ERR_NOW,
     B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
 };
 
@@ -60,6 +60,9 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_TS] = {NULL, "t/s", REP_RIGHT, false},
     [B_PRED] = {"predicted_ts", "predicted t/s", REP_RIGHT, false}, /* fitcheck's addition */
     [B_ERR] = {NULL, "error", REP_RIGHT, false},
+    [B_BW_NOW] = {"read_gbs_now", "GB/s now", REP_RIGHT, false},          /* fitcheck's addition */
+    [B_PRED_NOW] = {"predicted_now_ts", "same-minute t/s", REP_RIGHT, false}, /* fitcheck's addition */
+    [B_ERR_NOW] = {NULL, "error now", REP_RIGHT, false},
     [B_SAMPLES_NS] = {"samples_ns", NULL, REP_RIGHT, true},
     [B_SAMPLES_TS] = {"samples_ts", NULL, REP_RIGHT, true},
     [B_SCHEMA] = {"schema", NULL, REP_LEFT, false},
@@ -78,12 +81,14 @@ rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err) {
      * cache types, as in llama-bench's table, only when one is not f16. */
     rep_col cols[B_COUNT];
     memcpy(cols, bench_cols, sizeof cols);
-    bool any_pred = false, any_kv = false;
+    bool any_pred = false, any_now = false, any_kv = false;
     for (int i = 0; i < n; i++) {
         any_pred |= rows[i].predicted_ts > 0;
+        any_now |= rows[i].read_gbs_now > 0;
         any_kv |= (rows[i].type_k[0] && strcmp(rows[i].type_k, "f16")) || (rows[i].type_v[0] && strcmp(rows[i].type_v, "f16"));
     }
     if (!any_pred) cols[B_PRED].title = cols[B_ERR].title = NULL;
+    if (!any_now) cols[B_BW_NOW].title = cols[B_PRED_NOW].title = cols[B_ERR_NOW].title = NULL;
     if (any_kv) {
         cols[B_TYPE_K].title = "type_k";
         cols[B_TYPE_V].title = "type_v";
@@ -134,6 +139,15 @@ rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err) {
             rep_cell_none(t, B_PRED);
             rep_cell_none(t, B_ERR);
         }
+        if (r->read_gbs_now > 0) rep_cell_f64(t, B_BW_NOW, r->read_gbs_now, 2);
+        else rep_cell_none(t, B_BW_NOW);
+        if (r->predicted_now_ts > 0 && r->avg_ts > 0) {
+            rep_cell_f64(t, B_PRED_NOW, r->predicted_now_ts, 2);
+            rep_cell_text(t, B_ERR_NOW, "%+.0f%%", 100.0 * (r->predicted_now_ts - r->avg_ts) / r->avg_ts);
+        } else {
+            rep_cell_none(t, B_PRED_NOW);
+            rep_cell_none(t, B_ERR_NOW);
+        }
         rep_cell_f64_array(t, B_SAMPLES_NS, r->samples_ns, r->n_samples);
         rep_cell_f64_array(t, B_SAMPLES_TS, r->samples_ts, r->n_samples);
         rep_cell_str(t, B_SCHEMA, REP_SCHEMA_BENCH);
@@ -173,7 +187,7 @@ static const struct bench_field {
     NUM(n_prompt, F_INT, 0, true), NUM(n_gen, F_INT, 0, true), NUM(n_depth, F_INT, 0, false),
     NUM(avg_ns, F_NS, 0, false), NUM(stddev_ns, F_NS, 0, false),
     NUM(avg_ts, F_F64, 0, true), NUM(stddev_ts, F_F64, 0, false),
-    NUM(predicted_ts, F_F64, 0, false),
+    NUM(predicted_ts, F_F64, 0, false), NUM(read_gbs_now, F_F64, 0, false), NUM(predicted_now_ts, F_F64, 0, false),
     NUM(samples_ns, F_SAMPLES, 0, false), NUM(samples_ts, F_SAMPLES, 0, false),
 #undef STR
 #undef NUM

@@ -215,6 +215,8 @@ typedef struct rep_bench_row {
     double samples_ts[REP_BENCH_MAX_SAMPLES];
     int n_samples;
     double predicted_ts;    /* fitcheck's prediction for this test; 0 = none */
+    double read_gbs_now;    /* DRAM read GB/s measured beside the test (run --bench); 0 = none */
+    double predicted_now_ts; /* the prediction at read_gbs_now: same-minute; 0 = none */
 } rep_bench_row;
 
 /* The llama-bench "test" label: "pp512", "tg128", "pp512 @ d4096". */
