@@ -332,33 +332,21 @@ static void predict_tests(const eng_model *m, const eng_params *ep, eng_bench_te
     free(prof);
 }
 
-/* Read bandwidth at n threads now; 0 (with a note) when it cannot be had. */
-static double read_now(int n_threads) {
-    fc_err err = {0};
-    double gbs = 0;
-    if (probe_read_now(n_threads, &gbs, &err)) {
-        fprintf(stderr, "fitcheck run: no same-minute bandwidth: %s\n", err.msg);
-        return 0;
-    }
-    return gbs;
-}
-
 /* Each test on its own, with a short bandwidth probe right before and right
- * after it (the mean is the test's same-minute bandwidth). */
-static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, bool probe_bw, eng_bench_test *tests, uint32_t *n,
+ * after it (the mean is the test's same-minute bandwidth); bw NULL: none. */
+static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, probe_bw *bw, eng_bench_test *tests, uint32_t *n,
                        fc_err *err) {
     *n = 0;
     uint32_t total = bo->n_prompt_count + bo->n_gen_count;
-    int threads = (int)eng_ctx_params(c)->n_threads;
     for (uint32_t i = 0; i < total && *n < ENG_BENCH_MAX_TESTS; i++) {
         eng_bench_opts one = {.n_depth = bo->n_depth, .reps = bo->reps};
         if (i < bo->n_prompt_count) one.n_prompt[one.n_prompt_count++] = bo->n_prompt[i];
         else one.n_gen[one.n_gen_count++] = bo->n_gen[i - bo->n_prompt_count];
-        double before = probe_bw ? read_now(threads) : 0;
+        double before = bw ? probe_bw_read(bw) : 0;
         uint32_t got = 0;
         int rc = eng_bench_run(c, &one, &tests[*n], &got, err);
         if (rc) return rc;
-        double after = probe_bw && got ? read_now(threads) : 0;
+        double after = bw && got ? probe_bw_read(bw) : 0;
         if (got && before > 0 && after > 0) tests[*n].read_gbs_now = 0.5 * (before + after);
         *n += got;
     }
@@ -382,7 +370,12 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     if (!rc) rc = eng_ctx_new(&c, m, &p, err);
     eng_bench_test tests[ENG_BENCH_MAX_TESTS];
     uint32_t n = 0;
-    if (!rc) rc = bench_tests(c, &bo, !o->no_bw_probe, tests, &n, err);
+    probe_bw *bw = NULL;
+    fc_err bw_err = {0};
+    if (!rc && !o->no_bw_probe && probe_bw_open(&bw, (int)eng_ctx_params(c)->n_threads, &bw_err))
+        fprintf(stderr, "fitcheck run: no same-minute bandwidth: %s\n", bw_err.msg);
+    if (!rc) rc = bench_tests(c, &bo, bw, tests, &n, err);
+    probe_bw_close(bw);
     if (!rc) predict_tests(m, eng_ctx_params(c), tests, n);
     if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
     if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);

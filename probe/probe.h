@@ -151,13 +151,18 @@ int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
 /* The GPUs, their links and the NVMe links as a short table (fitcheck probe). */
 void probe_gpus_print(const probe_profile *p, FILE *out);
 
-/* DRAM read bandwidth now (GB/s, best of a few repetitions, measured as the
- * profile's read_gbs is: the same kernel over the same working set), on
- * n_threads threads pinned one per core (0: as many as probe_run uses).
- * Takes about half a second: a short probe to check a measurement against
- * in the same minute (`fitcheck run --bench` runs one before and after each
- * test), since a VM's bandwidth can swing by half between minutes. */
-int probe_read_now(int n_threads, double *gbs, fc_err *err);
+/* DRAM read bandwidth now, measured as the profile's read_gbs is (the same
+ * kernel over the same working set, best of a few repetitions), on n_threads
+ * threads pinned one per core (0: as many as probe_run uses): short probes
+ * to check a measurement against in the same minute (`fitcheck run --bench`
+ * runs one before and after each test), since a VM's bandwidth can swing by
+ * half between minutes. Open allocates and touches the working set once
+ * (about 1 GB, held until close); each read then takes a fraction of a
+ * second. */
+typedef struct probe_bw probe_bw;
+int probe_bw_open(probe_bw **out, int n_threads, fc_err *err);
+double probe_bw_read(probe_bw *b); /* GB/s */
+void probe_bw_close(probe_bw *b);
 
 /* Bytes this process may still allocate now: MemAvailable, capped by the
  * cgroup's memory limit less its usage. 0 when unknown. */

@@ -117,7 +117,7 @@ void probe_step_report(probe_step *s, const char *what);
 int probe_bandwidth(probe_profile *p, probe_pool *pool, const probe_kernels *k, const probe_options *opt,
                     probe_step *st, fc_err *err);
 /* All-buffer read bandwidth of the pool's first n threads, as probe_bandwidth
- * measures read_gbs with --quick (probe_read_now). */
+ * measures read_gbs, in fewer repetitions (probe_bw_read). */
 double probe_bandwidth_read(probe_pool *pool, int n);
 int probe_latency(probe_profile *p, probe_pool *pool, probe_step *st, fc_err *err);
 int probe_sgemm(probe_profile *p, fc_err *err);

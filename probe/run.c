@@ -87,25 +87,43 @@ static int measure_memory(probe_profile *p, const probe_topo *topo, const probe_
     return rc;
 }
 
-int probe_read_now(int n_threads, double *gbs, fc_err *err) {
-    probe_profile *p = fc_calloc(1, sizeof *p, err);
-    if (!p) return FC_ERUNTIME;
-    probe_options opt = {.quick = true, .threads = n_threads};
+struct probe_bw {
     probe_topo topo;
-    int rc = probe_topo_init(&topo, p, err);
-    if (!rc) rc = probe_capacity(p, err);
-    uint64_t per = 0;
-    int n = threads_choose(p, &opt);
-    if (!rc) rc = dram_set_bytes(p, n, &per, err);
     probe_pool pool;
-    if (!rc) rc = probe_pool_start(&pool, &topo, n, (size_t)per, err);
-    if (!rc) {
-        *gbs = probe_bandwidth_read(&pool, n);
-        probe_pool_stop(&pool);
+    int n;
+};
+
+int probe_bw_open(probe_bw **out, int n_threads, fc_err *err) {
+    probe_profile *p = fc_calloc(1, sizeof *p, err);
+    probe_bw *b = p ? fc_calloc(1, sizeof *b, err) : NULL;
+    if (!b) {
+        free(p);
+        return FC_ERUNTIME;
     }
-    probe_topo_free(&topo);
+    probe_options opt = {.quick = true, .threads = n_threads};
+    uint64_t per = 0;
+    int rc = probe_topo_init(&b->topo, p, err);
+    if (!rc) rc = probe_capacity(p, err);
+    b->n = threads_choose(p, &opt);
+    if (!rc) rc = dram_set_bytes(p, b->n, &per, err);
+    if (!rc) rc = probe_pool_start(&b->pool, &b->topo, b->n, (size_t)per, err);
     free(p);
-    return rc;
+    if (rc) {
+        probe_topo_free(&b->topo);
+        free(b);
+        return rc;
+    }
+    *out = b;
+    return FC_OK;
+}
+
+double probe_bw_read(probe_bw *b) { return probe_bandwidth_read(&b->pool, b->n); }
+
+void probe_bw_close(probe_bw *b) {
+    if (!b) return;
+    probe_pool_stop(&b->pool);
+    probe_topo_free(&b->topo);
+    free(b);
 }
 
 int probe_run(probe_profile *p, const probe_options *opt, fc_err *err) {
