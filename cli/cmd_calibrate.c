@@ -18,7 +18,7 @@ typedef struct calibrate_request {
     int n_files;
     const char *hw;      /* a probe profile of the machine the runs came from */
     const char *out;     /* NULL: the default calibration file */
-    bool dry_run, json;
+    bool dry_run, json, cross_validate, from_prior, csv;
 } calibrate_request;
 
 static void calibrate_usage(FILE *out) {
@@ -35,13 +35,20 @@ static void calibrate_usage(FILE *out) {
             "  --hw FILE.json   probe profile of the machine the runs came from (default: this one)\n"
             "  --out FILE       where to save (default: $XDG_CACHE_HOME/fitcheck/calibration.json)\n"
             "  --dry-run        fit and report, save nothing\n"
+            "  --from-prior     start the fit from data/efficiency_prior.csv, not the constants in use\n"
+            "  --csv            print the fitted constants of the backends measured as\n"
+            "                   data/efficiency.csv rows (with --dry-run: how the built-ins are refitted)\n"
+            "  --cross-validate report out-of-sample errors, save nothing: refit without one source\n"
+            "                   at a time and without one device family at a time, predict what was\n"
+            "                   left out (fitcheck calibrate --cross-validate data/bench_corpus.csv)\n"
             "  --json           machine-readable output\n");
 }
 
 static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
     static const struct option opts[] = {
         {"hw", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'}, {"dry-run", no_argument, 0, 'n'},
-        {"json", no_argument, 0, 'j'},     {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
+        {"json", no_argument, 0, 'j'},     {"help", no_argument, 0, 'h'},      {"cross-validate", no_argument, 0, 'x'},
+        {"from-prior", no_argument, 0, 'p'},   {"csv", no_argument, 0, 'c'},     {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
     optind = 1;
@@ -53,6 +60,9 @@ static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
         case 'o': rq->out = optarg; break;
         case 'n': rq->dry_run = true; break;
         case 'j': rq->json = true; break;
+        case 'x': rq->cross_validate = rq->dry_run = true; break;
+        case 'p': rq->from_prior = true; break;
+        case 'c': rq->csv = true; break;
         case 'h': calibrate_usage(stdout); return -1;
         default: return cli_usage_error("calibrate", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -114,6 +124,87 @@ static void report_json(const plan_meas_set *set, const plan_efficiency *before_
     cli_print_json(root);
 }
 
+static json_t *cv_json(const plan_cv_stats *st) {
+    json_t *be = json_object();
+    for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+        if (st->n_be[b]) json_object_set_new(be, plan_backend_name(b), json_pack("{s:i,s:f}", "n", st->n_be[b], "median_abs_err", st->med_be[b]));
+    return json_pack("{s:i,s:f,s:i,s:f,s:i,s:f,s:i,s:f,s:o}", "n", st->n, "median_abs_err", st->med, "n_decode", st->n_dec,
+                     "decode", st->med_dec, "n_prefill", st->n_pp, "prefill", st->med_pp, "n_deep", st->n_deep,
+                     "deep", st->med_deep, "backends", be);
+}
+
+static void cv_text(const char *what, const plan_cv_stats *st) {
+    printf("%-34s %5d  %6.1f%%  %6.1f%%  %6.1f%%  %6.1f%%  ", what, st->n, 100 * st->med, 100 * st->med_dec,
+           100 * st->med_pp, 100 * st->med_deep);
+    for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+        if (st->n_be[b]) printf(" %s %.1f%% (%d)", plan_backend_name(b), 100 * st->med_be[b], st->n_be[b]);
+    printf("\n");
+}
+
+/* The constants in use, a fit to everything from the prior (in-sample), then
+ * leave-one-source-out and leave-one-family-out fits from the prior: a
+ * held-out group must not have shaped the constants that predict it. */
+static int cross_validate(const calibrate_request *rq, const plan_efficiency *in_use, const plan_meas_set *set,
+                          fc_err *err) {
+    double *pred = calloc((size_t)set->n + 1, sizeof *pred);
+    plan_efficiency *fit = malloc(sizeof *fit), *base = malloc(sizeof *base);
+    int rc = pred && fit && base ? plan_efficiency_prior(base, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if (rc) {
+        free(pred);
+        free(fit);
+        free(base);
+        return rc;
+    }
+    plan_cv_stats st[4];
+    for (int i = 0; i < set->n; i++) pred[i] = plan_meas_predict(&set->m[i], in_use);
+    plan_cv_summarize(set, pred, &st[0]);
+    *fit = *base;
+    rc = plan_calibrate(fit, set, NULL, NULL, err);
+    if (!rc) {
+        for (int i = 0; i < set->n; i++) pred[i] = plan_meas_predict(&set->m[i], fit);
+        plan_cv_summarize(set, pred, &st[1]);
+        rc = plan_cross_validate(base, set, PLAN_CV_SOURCE, pred, err);
+    }
+    if (!rc) {
+        plan_cv_summarize(set, pred, &st[2]);
+        rc = plan_cross_validate(base, set, PLAN_CV_FAMILY, pred, err);
+    }
+    if (!rc) {
+        plan_cv_summarize(set, pred, &st[3]);
+        static const char *const what[] = {"constants in use", "fitted on all from prior (in-sample)",
+                                           "leave one source out", "leave one device family out"};
+        if (rq->json) {
+            json_t *root = json_object();
+            static const char *const keys[] = {"current", "in_sample", "leave_one_source_out", "leave_one_family_out"};
+            for (int k = 0; k < 4; k++) json_object_set_new(root, keys[k], cv_json(&st[k]));
+            cli_print_json(root);
+        } else {
+            printf("median |predicted/measured - 1|     rows     all  decode prefill  d>=%dk   per backend\n",
+                   PLAN_CV_DEEP / 1024);
+            for (int k = 0; k < 4; k++) cv_text(what[k], &st[k]);
+        }
+    }
+    free(pred);
+    free(fit);
+    free(base);
+    return rc;
+}
+
+/* The fitted constants of every backend measured, as data/efficiency.csv rows. */
+static void report_csv(const plan_meas_set *set, const plan_efficiency *e, const plan_fit_stats *a) {
+    char source[256];
+    snprintf(source, sizeof source,
+             "fitted by 'fitcheck calibrate --from-prior' to %d published llama-bench results (data/bench_corpus.csv; "
+             "in-sample median %.1f%%; out of sample: docs/speed-model.md)", a->n, 100 * a->median_abs_err);
+    bool done[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT] = {{false}};
+    for (int i = 0; i < set->n; i++) {
+        int be = set->m[i].backend, eng = set->m[i].engine;
+        if (be < 0 || be >= PLAN_BACKEND_COUNT || eng < 0 || eng >= PLAN_ENG_COUNT || done[be][eng]) continue;
+        done[be][eng] = true;
+        plan_efficiency_write_csv(e, be, eng, source, stdout);
+    }
+}
+
 int cli_calibrate(int argc, char **argv) {
     calibrate_request rq;
     int rc = calibrate_parse(argc, argv, &rq);
@@ -129,8 +220,17 @@ int cli_calibrate(int argc, char **argv) {
     if (!rc) rc = rq.out ? (snprintf(path, sizeof path, "%s", rq.out), FC_OK)
                          : plan_calibration_default_path(path, sizeof path, &err);
     /* Start from the constants in use: the file being refitted, else the default calibration. */
-    if (!rc) rc = plan_efficiency_load(before, access(path, F_OK) == 0 ? path : NULL, &err);
+    if (!rc) rc = rq.from_prior ? plan_efficiency_prior(before, &err)
+                                : plan_efficiency_load(before, access(path, F_OK) == 0 ? path : NULL, &err);
     plan_fit_stats b = {0}, a = {0};
+    if (!rc && rq.cross_validate) {
+        rc = cross_validate(&rq, before, &set, &err);
+        plan_meas_set_free(&set);
+        free(p);
+        free(before);
+        free(after);
+        return rc ? cli_report_error("calibrate", &err) : 0;
+    }
     if (!rc) {
         *after = *before;
         rc = plan_calibrate(after, &set, &b, &a, &err);
@@ -147,7 +247,8 @@ int cli_calibrate(int argc, char **argv) {
     }
     if (!rc) {
         const char *saved = rq.dry_run ? NULL : path;
-        if (rq.json) report_json(&set, before, after, &b, &a, saved);
+        if (rq.csv) report_csv(&set, after, &a);
+        else if (rq.json) report_json(&set, before, after, &b, &a, saved);
         else report_text(&set, before, after, &b, &a, saved);
     }
     plan_meas_set_free(&set);

@@ -10,12 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIT_ROUNDS 60             /* passes over all free constants */
+#define FIT_ROUNDS 120            /* passes over all free constants, at most */
+#define FIT_STEP_GROW 1.5         /* a step that helped is tried longer next time */
 #define FIT_STEP0 1.0             /* first log step: x e^1 */
 #define FIT_STEP_MIN 0.002        /* stop refining below ~0.2% */
 #define FIT_PRIOR_WEIGHT 0.0005   /* pull towards the prior, per constant */
+/* Pull of a build-era factor towards 1 (its prior): one (log) unit of departure
+ * costs as much as ~5 rows off by 10%, so that old-era rows of one tensor type
+ * alone, which cannot tell the era from the type, leave the era near 1. */
+#define FIT_ANCHOR_WEIGHT 0.05
 #define FIT_MAX_PARAMS 256
 #define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
+#define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
 
 void plan_meas_set_free(plan_meas_set *s) {
     free(s->m);
@@ -23,8 +29,14 @@ void plan_meas_set_free(plan_meas_set *s) {
 }
 
 double plan_meas_predict(const plan_meas *m, const plan_efficiency *e) {
-    if (m->n_gen > 0) return plan_speed_tg_tps(&m->setup, e, m->n_gen, m->n_depth);
-    return plan_speed_pp_tps(&m->setup, e, m->n_prompt, m->n_depth);
+    double pp = m->n_prompt > 0 ? plan_speed_pp_tps(&m->setup, e, m->n_prompt, m->n_depth) : 0;
+    double tg = m->n_gen > 0 ? plan_speed_tg_tps(&m->setup, e, m->n_gen, m->n_depth + m->n_prompt) : 0;
+    if (m->n_gen > 0 && m->n_prompt > 0) {
+        /* llama-bench -pg: the prompt, then n_gen tokens after it */
+        if (!(pp > 0) || !(tg > 0)) return 0;
+        return (m->n_prompt + m->n_gen) / (m->n_prompt / pp + m->n_gen / tg);
+    }
+    return m->n_gen > 0 ? tg : pp;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -49,10 +61,13 @@ plan_fit_stats plan_fit_evaluate(const plan_meas_set *s, const plan_efficiency *
     return st;
 }
 
-/* A free constant: a pointer into the table and its prior value. */
+/* A free constant: a pointer into the table, where it is pulled towards (its
+ * prior value, or another constant it should stay near) and how hard. */
 typedef struct fit_param {
     double *v;
     double prior;
+    const double *anchor;   /* NULL: the prior value (kept general: a constant may follow another) */
+    double weight;
     double max;
 } fit_param;
 
@@ -65,17 +80,17 @@ static double objective(const plan_meas_set *s, const plan_efficiency *e, const 
         sum += r * r;
     }
     for (int k = 0; k < np; k++) {
-        double r = log(*p[k].v / p[k].prior);
-        sum += FIT_PRIOR_WEIGHT * r * r;
+        double r = log(*p[k].v / (p[k].anchor ? *p[k].anchor : p[k].prior));
+        sum += p[k].weight * r * r;
     }
     return sum;
 }
 
-static void add_param(fit_param *p, int *np, double *v, double max) {
+static void add_param(fit_param *p, int *np, double *v, const double *anchor, double weight, double max) {
     if (*np >= FIT_MAX_PARAMS) return;
     for (int k = 0; k < *np; k++)
         if (p[k].v == v) return;
-    p[*np] = (fit_param){v, *v, max};
+    p[*np] = (fit_param){v, *v, anchor, weight, max};
     (*np)++;
 }
 
@@ -89,15 +104,22 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             int be = su->dev[d].backend;
             if (be < 0 || be >= PLAN_BACKEND_COUNT) continue;
             plan_eff_set *f = &e->set[be][su->engine];
-            for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++)
-                add_param(p, &np, &f->scalar[k], k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);
+            for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++) {
+                bool era = k == PLAN_EFF_ERA_DEC || k == PLAN_EFF_ERA_PP;
+                if (era && !su->old_build) continue;
+                add_param(p, &np, &f->scalar[k], NULL, era ? FIT_ANCHOR_WEIGHT : FIT_PRIOR_WEIGHT,
+                          k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);
+            }
             const plan_speed_load *l = &su->load[d];
+            double total = l->out_elems;
+            for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) total += l->elems[t];
             for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
-                bool used = l->elems[t] > 0 || (l->out_elems > 0 && l->out_type == t);
-                if (!used) continue;
+                /* A type with a sliver of the weights would be a free knob, not a measured rate. */
+                double el = l->elems[t] + (l->out_type == t ? l->out_elems : 0);
+                if (!(el >= FIT_TYPE_MIN_SHARE * total)) continue;
                 for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
                     if (!(f->typed[k][t] > 0)) f->typed[k][t] = f->typed_default[k];
-                    add_param(p, &np, &f->typed[k][t], INFINITY);
+                    add_param(p, &np, &f->typed[k][t], NULL, FIT_PRIOR_WEIGHT, INFINITY);
                 }
             }
         }
@@ -113,12 +135,19 @@ int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *b
     if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     int np = collect_params(e, s, p);
     double best = objective(s, e, p, np);
-    double step = FIT_STEP0;
-    for (int round = 0; round < FIT_ROUNDS && step >= FIT_STEP_MIN; round++) {
-        bool moved = false;
+    /* Each constant keeps its own log step: it grows after a move that helped
+     * and halves after one that did not, so constants the data pins down
+     * converge while the others still explore. */
+    double step[FIT_MAX_PARAMS];
+    for (int k = 0; k < np; k++) step[k] = FIT_STEP0;
+    for (int round = 0; round < FIT_ROUNDS; round++) {
+        bool active = false;
         for (int k = 0; k < np; k++) {
-            for (int dir = -1; dir <= 1; dir += 2) {
-                double old = *p[k].v, cand = old * exp(dir * step);
+            if (step[k] < FIT_STEP_MIN) continue;
+            active = true;
+            bool moved = false;
+            for (int dir = -1; dir <= 1 && !moved; dir += 2) {
+                double old = *p[k].v, cand = old * exp(dir * step[k]);
                 if (cand > p[k].max) cand = p[k].max;
                 if (cand == old) continue;
                 *p[k].v = cand;
@@ -126,12 +155,13 @@ int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *b
                 if (obj < best - 1e-12) {
                     best = obj;
                     moved = true;
-                    break;
+                } else {
+                    *p[k].v = old;
                 }
-                *p[k].v = old;
             }
+            step[k] *= moved ? FIT_STEP_GROW : 0.5;
         }
-        if (!moved) step *= 0.5;
+        if (!active) break;
     }
     free(p);
     if (after) *after = plan_fit_evaluate(s, e);

@@ -24,7 +24,7 @@
 #define PUB_LINE_MAX 1024
 #define PUB_HEADER "device,backend,mem_gbs"
 
-static int meas_push(plan_meas_set *s, plan_meas **out, fc_err *err) {
+int plan_meas_push(plan_meas_set *s, plan_meas **out, fc_err *err) {
     if (s->n >= PLAN_MEAS_MAX) return fc_err_set(err, FC_EINPUT, "more than %d measurements", PLAN_MEAS_MAX);
     if (s->n == s->cap) {
         int cap = s->cap ? s->cap * 2 : 16;
@@ -182,7 +182,7 @@ static int import_result(const jctx *c, json_t *o, plan_meas_set *set, const pro
         if (engine < 0) return jfail(c, "engine", "must be \"llama.cpp\" or \"fitcheck\"");
     }
     plan_meas *m;
-    if ((rc = meas_push(set, &m, c->err))) return rc;
+    if ((rc = plan_meas_push(set, &m, c->err))) return rc;
     m->backend = be;
     m->engine = engine;
     m->n_threads = (int)n_threads;
@@ -310,7 +310,7 @@ static int import_published(plan_meas_set *s, const char *text, const char *name
                                                                        : NULL;
         if (bad) return fc_err_set(err, FC_EINPUT, "%s:%d: bad field '%s'", name, lineno, bad);
         plan_meas *m;
-        int rc = meas_push(s, &m, err);
+        int rc = plan_meas_push(s, &m, err);
         if (rc) return rc;
         snprintf(m->label, sizeof m->label, "%.24s %.24s %.8s %.8s", f[DEVICE], f[MODEL], f[QUANT], f[TEST]);
         m->backend = be;
@@ -323,6 +323,7 @@ static int import_published(plan_meas_set *s, const char *text, const char *name
         su->n_dev = 1;
         su->engine = PLAN_ENG_LLAMACPP;
         su->n_ubatch = PLAN_DEFAULT_UBATCH;
+        su->old_build = true; /* the table's results are all from 2024 builds (its header) */
         su->dev[0] = (plan_speed_dev){.backend = be, .mem_gbs = mem, .gflops = tfl * 1000.0};
         snprintf(su->dev[0].name, sizeof su->dev[0].name, "%s", f[DEVICE]);
         plan_model_summary ms = {.n_params = pb * 1e9, .size_bytes = gib * FC_GIB, .type = (uint32_t)type,
@@ -349,6 +350,7 @@ int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char 
             h = nl + 1;
         }
         if (!strncmp(h, PUB_HEADER, strlen(PUB_HEADER))) return import_published(s, text, name, err);
+        if (!strncmp(h, PLAN_CORPUS_HEADER, strlen(PLAN_CORPUS_HEADER))) return plan_corpus_import(s, text, name, err);
     }
     return import_json(s, text, len, name, p, err);
 }

@@ -20,7 +20,7 @@ extern const size_t plan_speed_files_count;
 
 static const char *const engine_names[PLAN_ENG_COUNT] = {"llama.cpp", "fitcheck"};
 static const char *const scalar_names[PLAN_EFF_SCALAR_COUNT] = {
-    "bw_eff", "attn_dec", "attn_pp", "layer_us", "token_us", "ubatch_us", "hop_us", "link_eff"};
+    "bw_eff", "attn_dec", "attn_pp", "layer_us", "token_us", "ubatch_us", "hop_us", "link_eff", "era_dec", "era_pp"};
 static const char *const typed_names[PLAN_EFF_TYPED_COUNT] = {"dec_rate", "pp_eff"};
 
 static int name_index(const char *const *names, int n, const char *s) {
@@ -50,11 +50,29 @@ double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type) {
     return v > 0 ? v : s->typed_default[param];
 }
 
-/* Stores one constant; type "" or "*" sets the default for types without a row. */
+static int eff_store_one(plan_efficiency *e, int be, const char *eng_s, const char *param, const char *type_s, double v,
+                         const char *where, fc_err *err);
+
+/* Stores one constant; type "" or "*" sets the default for types without a
+ * row; backend "gpu" stores it for every GPU backend. */
 static int eff_store(plan_efficiency *e, const char *be_s, const char *eng_s, const char *param, const char *type_s,
                      double v, const char *where, fc_err *err) {
-    int be = plan_backend_from_name(be_s), eng = plan_engine_from_name(eng_s);
+    if (!strcasecmp(be_s, "gpu")) {
+        for (int be = 0; be < PLAN_BACKEND_COUNT; be++) {
+            if (be == PLAN_CPU) continue;
+            int rc = eff_store_one(e, be, eng_s, param, type_s, v, where, err);
+            if (rc) return rc;
+        }
+        return FC_OK;
+    }
+    int be = plan_backend_from_name(be_s);
     if (be < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown backend '%s'", where, be_s);
+    return eff_store_one(e, be, eng_s, param, type_s, v, where, err);
+}
+
+static int eff_store_one(plan_efficiency *e, int be, const char *eng_s, const char *param, const char *type_s, double v,
+                         const char *where, fc_err *err) {
+    int eng = plan_engine_from_name(eng_s);
     if (eng < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown engine '%s'", where, eng_s);
     if (!isfinite(v) || v <= 0 || v > EFF_VALUE_MAX)
         return fc_err_set(err, FC_EINPUT, "%s: value %g out of range (0, %g]", where, v, EFF_VALUE_MAX);
@@ -126,6 +144,31 @@ int plan_efficiency_builtin(plan_efficiency *e, fc_err *err) {
                                       typed_names[i], plan_backend_name(be), engine_names[eng]);
         }
     return FC_OK;
+}
+
+int plan_efficiency_prior(plan_efficiency *e, fc_err *err) {
+    int rc = plan_efficiency_builtin(e, err);
+    if (rc) return rc;
+    const char *csv = plan_speed_data("efficiency_prior.csv");
+    if (!csv) return fc_err_set(err, FC_ERUNTIME, "data/efficiency_prior.csv is not built in");
+    /* llama.cpp's GPU sets start over: no per-type row survives from the fitted table */
+    for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
+        if (be != PLAN_CPU) memset(e->set[be][PLAN_ENG_LLAMACPP].typed, 0, sizeof e->set[be][PLAN_ENG_LLAMACPP].typed);
+    return plan_efficiency_parse_csv(e, csv, "data/efficiency_prior.csv", err);
+}
+
+void plan_efficiency_write_csv(const plan_efficiency *e, int be, int eng, const char *source, FILE *out) {
+    const plan_eff_set *s = &e->set[be][eng];
+    for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
+        fprintf(out, "%s,%s,%s,,%.4g,%s\n", plan_backend_name(be), engine_names[eng], scalar_names[i], s->scalar[i], source);
+    for (int i = 0; i < PLAN_EFF_TYPED_COUNT; i++) {
+        fprintf(out, "%s,%s,%s,*,%.4g,%s\n", plan_backend_name(be), engine_names[eng], typed_names[i], s->typed_default[i],
+                source);
+        for (int t = 0; t < GGML_TYPE_COUNT; t++)
+            if (s->typed[i][t] > 0)
+                fprintf(out, "%s,%s,%s,%s,%.4g,%s\n", plan_backend_name(be), engine_names[eng], typed_names[i],
+                        ggml_type_get(t)->name, s->typed[i][t], source);
+    }
 }
 
 int plan_calibration_default_path(char *buf, size_t cap, fc_err *err) {

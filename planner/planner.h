@@ -199,6 +199,8 @@ enum plan_eff_scalar {
     PLAN_EFF_UBATCH_US,   /* fixed prefill cost per layer per ubatch */
     PLAN_EFF_HOP_US,      /* cost of crossing a device boundary, per token */
     PLAN_EFF_LINK,        /* achieved / nominal host-link bandwidth for weight uploads */
+    PLAN_EFF_ERA_DEC,     /* decode t/s of a build before PLAN_CURRENT_ERA / the current build's (1 = same) */
+    PLAN_EFF_ERA_PP,      /* that build's quantized prefill GEMM rate / the current one's (float GEMMs: cuBLAS, unchanged) */
     PLAN_EFF_SCALAR_COUNT
 };
 /* Per tensor type parameters per (backend, engine). */
@@ -235,6 +237,13 @@ int plan_efficiency_parse_csv(plan_efficiency *e, const char *text, const char *
  * (NULL: the default location). A missing file is not an error. */
 int plan_efficiency_load(plan_efficiency *e, const char *path, fc_err *err);
 int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err);
+/* The constants a fit to published results starts from, having seen none of
+ * them: the built-in table with llama.cpp's GPU sets replaced by
+ * data/efficiency_prior.csv (one set of assumptions for every GPU backend).
+ * Cross-validation starts here, so a held-out group informs nothing. */
+int plan_efficiency_prior(plan_efficiency *e, fc_err *err);
+/* Every constant of one backend and engine as data/efficiency.csv rows. */
+void plan_efficiency_write_csv(const plan_efficiency *e, int be, int eng, const char *source, FILE *out);
 /* $XDG_CACHE_HOME/fitcheck/calibration.json */
 int plan_calibration_default_path(char *buf, size_t cap, fc_err *err);
 double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type);
@@ -274,6 +283,7 @@ typedef struct plan_speed_setup {
     int n_hops;          /* device boundaries crossed per token */
     int engine;          /* enum plan_engine */
     int pp_dev;          /* GPU that runs host-resident layers for big batches, -1 = none */
+    bool old_build;      /* a llama.cpp build before PLAN_CURRENT_ERA: the PLAN_EFF_ERA_* factors apply */
     uint32_t n_ubatch;
 } plan_speed_setup;
 
@@ -327,6 +337,8 @@ int plan_predict_bench(const model_desc *m, const probe_profile *p, int n_thread
 /* One llama-bench-shaped result, with what the model needs to predict it. */
 typedef struct plan_meas {
     char label[96];          /* "llama 7B Q4_0 pp512 on RTX 4090" */
+    char device[32];         /* catalog / corpus device id; "" for this machine */
+    char source[96];         /* where the number was published ("" for own runs) */
     int backend, engine;
     int n_threads, n_prompt, n_gen, n_depth;
     double tps;              /* measured mean t/s */
@@ -339,6 +351,8 @@ typedef struct plan_meas_set {
 } plan_meas_set;
 
 void plan_meas_set_free(plan_meas_set *s);
+/* Appends a zeroed measurement (FC_EINPUT past PLAN_MEAS_MAX). */
+int plan_meas_push(plan_meas_set *s, plan_meas **out, fc_err *err);
 /* Reads llama-bench `-o json` (an array) or `-o jsonl` (one object per line),
  * or fitcheck's own saved bench results (same fields). The machine the runs
  * came from is p (this machine's profile unless --hw says otherwise).
@@ -346,7 +360,42 @@ void plan_meas_set_free(plan_meas_set *s);
  * form is scanned as a C string. */
 int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char *name, const probe_profile *p,
                      fc_err *err);
+/* Predicted t/s of a measurement's test; a -pg test (n_prompt and n_gen both
+ * set, llama-bench's "pp4096+tg128") is all its tokens over both phases' time. */
 double plan_meas_predict(const plan_meas *m, const plan_efficiency *e);
+
+/* ---- the public benchmark corpus (data/bench_corpus.csv) ------------------ */
+
+#define PLAN_CORPUS_HEADER "device,backend,model,quant,test"
+/* Rows dated before this month are old builds: the CUDA MMQ rewrite (PRs
+ * #8416, #8495, July 2024) and what followed changed prefill speed a lot. */
+#define PLAN_CURRENT_ERA "2024-07"
+/* Reads the corpus (its text NUL-terminated); plan_meas_import does too when
+ * it sees the header. */
+int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);
+/* A device id's bandwidth and dense throughput: hardware catalog, else
+ * data/bench_devices.csv. */
+int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err);
+/* The device family of an id ("apple-m3-max-40c" -> "apple-m3", "rtx-4090" -> "nvidia-ada"). */
+void plan_corpus_family(const char *id, char *out, size_t cap);
+/* A llama-bench test name -> prompt, generated tokens and depth; FC_EINPUT if malformed. */
+int plan_corpus_test(const char *s, int *n_prompt, int *n_gen, int *n_depth);
+
+/* Cross-validation: each group (one source, or one device family) is left
+ * out in turn, the constants refitted on the rest from `base`, and the group
+ * predicted. pred[i] receives measurement i's out-of-sample prediction. */
+enum plan_cv_by { PLAN_CV_SOURCE = 0, PLAN_CV_FAMILY };
+#define PLAN_CV_DEEP 16384        /* "long context" rows: depth at least this */
+int plan_cross_validate(const plan_efficiency *base, const plan_meas_set *s, int by, double *pred, fc_err *err);
+
+typedef struct plan_cv_stats {
+    int n, n_dec, n_pp, n_deep;
+    double med, med_dec, med_pp, med_deep;   /* median |pred/meas - 1| */
+    int n_be[PLAN_BACKEND_COUNT];
+    double med_be[PLAN_BACKEND_COUNT];
+} plan_cv_stats;
+/* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend. */
+void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
 
 typedef struct plan_fit_stats {
     int n;

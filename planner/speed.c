@@ -61,7 +61,10 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         t += t_mat + kv / bw + macs / (f->scalar[PLAN_EFF_ATTN_DEC] * fl) +
              l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
     }
-    return t + (token_us + s->n_hops * hop_us) * US;
+    t += (token_us + s->n_hops * hop_us) * US;
+    /* An older build decodes at its era's share of the current build's speed. */
+    if (s->old_build && s->n_dev > 0) t /= eff_of(e, s, s->n_dev - 1)->scalar[PLAN_EFF_ERA_DEC];
+    return t;
 }
 
 double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_gen, int depth) {
@@ -95,7 +98,12 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double bytes = 0, t_gemm = 0;
         for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
             bytes += l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
-            if (l->elems[ty] > 0) t_gemm += 2.0 * l->elems[ty] * n / (plan_eff_typed_get(f, PLAN_EFF_PP, ty) * fl);
+            if (!(l->elems[ty] > 0)) continue;
+            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty);
+            /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
+            bool flt = ty == GGML_TYPE_F32 || ty == GGML_TYPE_F16 || ty == GGML_TYPE_BF16;
+            if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
+            t_gemm += 2.0 * l->elems[ty] * n / (rate * fl);
         }
         /* Causal attention: token i of the batch sees depth + i positions. */
         double swa_pos = l->swa_window ? n * attended(depth + n / 2, l->swa_window) : 0;

@@ -1,0 +1,242 @@
+/* The public benchmark corpus (data/bench_corpus.csv, built by
+ * scripts/corpus_build.py from data/corpus/): llama-bench results on devices
+ * we do not have, each row a device id (the hardware catalog, else
+ * data/bench_devices.csv), a catalog model and a quantization (the tensor
+ * table is emulated per llama.cpp's quantization rules), a llama-bench test
+ * and its flags. Every row becomes a plan_meas with its group keys (source,
+ * device family) for cross-validation. Hostile input assumed: every field is
+ * checked and an error names file, line and field. */
+#include "planner/planner.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define CORPUS_LINE_MAX 1024
+#define CORPUS_FIELDS 18
+#define CORPUS_MAX_TOKENS 1000000   /* prompt/gen/depth beyond any published run */
+#define CORPUS_MAX_TPS 1e7
+#define CORPUS_MAX_UBATCH 65536
+#define DEVICES_FIELDS 5
+
+enum { C_DEVICE, C_BACKEND, C_MODEL, C_QUANT, C_TEST, C_NPROMPT, C_NGEN, C_NDEPTH, C_TPS, C_FA, C_UB, C_NGL,
+       C_THREADS, C_MMAP, C_BUILD, C_DATE, C_SOURCE, C_URL };
+
+static bool num_in(const char *s, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+/* Bandwidth and dense throughput of a device id: the catalog first, then the
+ * corpus's own device table (binned variants, cards the catalog lacks). */
+int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%.63s", id);
+    plan_hw_entry e;
+    fc_err ignored = {0};
+    if (plan_hwcat_find(id, &e, &ignored) == FC_OK) {
+        d->mem_gbs = e.bandwidth_gbs;
+        d->gflops = (e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops) * 1000.0;
+        return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK
+                                                : fc_err_set(err, FC_EINPUT, "device '%s' has no bandwidth or TFLOPS", id);
+    }
+    const char *cur = plan_speed_data("bench_devices.csv");
+    if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
+    char line[CORPUS_LINE_MAX];
+    int got;
+    bool header = false;
+    while ((got = plan_csv_line(&cur, line, sizeof line)) != 0) {
+        if (got < 0 || !line[0] || line[0] == '#') continue;
+        if (!header) {
+            header = true;
+            continue;
+        }
+        char *f[DEVICES_FIELDS];
+        if (plan_csv_fields(line, f, DEVICES_FIELDS) < 4 || strcasecmp(f[0], id)) continue;
+        if (!num_in(f[2], 1, 1e5, &d->mem_gbs) || !num_in(f[3], 0.01, 1e5, &d->gflops))
+            return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
+        d->gflops *= 1000.0;
+        return FC_OK;
+    }
+    return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
+}
+
+/* A device family: what a buyer asks about is a device nobody measured, and
+ * its nearest measured relatives are its family (one chip generation). */
+void plan_corpus_family(const char *id, char *out, size_t cap) {
+    static const struct { const char *prefix, *family; } fam[] = {
+        {"rtx-pro-6000-blackwell", "nvidia-blackwell"}, {"rtx-50", "nvidia-blackwell"},
+        {"dgx-spark", "nvidia-blackwell"},             {"rtx-40", "nvidia-ada"},
+        {"rtx-6000-ada", "nvidia-ada"},                 {"l40", "nvidia-ada"},
+        {"l4", "nvidia-ada"},                           {"rtx-30", "nvidia-ampere"},
+        {"rtx-a", "nvidia-ampere"},                     {"a100", "nvidia-ampere"},
+        {"a10", "nvidia-ampere"},                       {"rtx-20", "nvidia-turing"},
+        {"t4", "nvidia-turing"},                        {"h100", "nvidia-hopper"},
+        {"h200", "nvidia-hopper"},                      {"gh200", "nvidia-hopper"},
+        {"rx-9070", "amd-rdna4"},                       {"radeon-ai-pro-r9700", "amd-rdna4"},
+        {"rx-7", "amd-rdna3"},                          {"ryzen-ai-max", "amd-rdna3"},
+        {"mi", "amd-cdna"},                             {"arc-", "intel-arc"},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(fam); i++)
+        if (!strncasecmp(id, fam[i].prefix, strlen(fam[i].prefix))) {
+            snprintf(out, cap, "%s", fam[i].family);
+            return;
+        }
+    /* apple-m3-max-40c -> apple-m3: one generation of Apple silicon */
+    if (!strncasecmp(id, "apple-m", 7)) {
+        size_t n = 7;
+        while (isdigit((unsigned char)id[n])) n++;
+        snprintf(out, cap, "%.*s", (int)n, id);
+        return;
+    }
+    snprintf(out, cap, "%s", id);
+}
+
+/* "pp512", "tg128", "pp512@d4096", "pp4096+tg128" -> prompt, gen, depth. */
+int plan_corpus_test(const char *s, int *n_prompt, int *n_gen, int *n_depth) {
+    *n_prompt = *n_gen = *n_depth = 0;
+    const char *p = s;
+    int got = 0;
+    bool more = false; /* a '+' promises a second part */
+    for (int part = 0; part < 2; part++) {
+        if (strncmp(p, "pp", 2) && strncmp(p, "tg", 2)) {
+            if (more) return FC_EINPUT;
+            break;
+        }
+        more = false;
+        char kind = p[0];
+        char *end;
+        long v = strtol(p + 2, &end, 10);
+        if (end == p + 2 || v < 1 || v > CORPUS_MAX_TOKENS) return FC_EINPUT;
+        if (kind == 'p') {
+            if (*n_prompt || *n_gen) return FC_EINPUT; /* pp comes first, once */
+            *n_prompt = (int)v;
+        } else {
+            if (*n_gen) return FC_EINPUT;
+            *n_gen = (int)v;
+        }
+        got++;
+        p = end;
+        if (*p != '+') break;
+        p++;
+        more = true;
+    }
+    if (more) return FC_EINPUT;
+    if (!got) return FC_EINPUT;
+    if (*p == '@') {
+        if (p[1] != 'd') return FC_EINPUT;
+        char *end;
+        long v = strtol(p + 2, &end, 10);
+        if (end == p + 2 || v < 0 || v > CORPUS_MAX_TOKENS) return FC_EINPUT;
+        *n_depth = (int)v;
+        p = end;
+    }
+    return *p ? FC_EINPUT : FC_OK;
+}
+
+/* One model + quantization, emulated once and reused by the rows after it. */
+typedef struct corpus_model {
+    char model[64], quant[24];
+    model_desc d;
+    bool loaded;
+} corpus_model;
+
+static int corpus_model_get(corpus_model *cm, const char *model, const char *quant, fc_err *err) {
+    if (cm->loaded && !strcmp(cm->model, model) && !strcmp(cm->quant, quant)) return FC_OK;
+    if (cm->loaded) model_desc_free(&cm->d);
+    cm->loaded = false;
+    model_catalog_info info;
+    model_hparams hp;
+    int rc = model_catalog_find(model, &info, &hp, err);
+    if (!rc) rc = model_desc_synthesize(&cm->d, &hp, quant, err);
+    if (rc) return rc;
+    snprintf(cm->model, sizeof cm->model, "%s", model);
+    snprintf(cm->quant, sizeof cm->quant, "%s", quant);
+    cm->loaded = true;
+    return FC_OK;
+}
+
+static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *where, fc_err *err) {
+    int be = plan_backend_from_name(f[C_BACKEND]);
+    if (be < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown backend '%s'", where, f[C_BACKEND]);
+    int n_prompt, n_gen, n_depth;
+    if (plan_corpus_test(f[C_TEST], &n_prompt, &n_gen, &n_depth))
+        return fc_err_set(err, FC_EINPUT, "%s: test '%s' is not a llama-bench test (pp512, tg128, pp512@d4096, pp4096+tg128)",
+                          where, f[C_TEST]);
+    double tps, ub = PLAN_DEFAULT_UBATCH;
+    if (!num_in(f[C_TPS], 1e-6, CORPUS_MAX_TPS, &tps)) return fc_err_set(err, FC_EINPUT, "%s: bad t/s '%s'", where, f[C_TPS]);
+    if (f[C_UB][0] && !num_in(f[C_UB], 1, CORPUS_MAX_UBATCH, &ub))
+        return fc_err_set(err, FC_EINPUT, "%s: bad ubatch '%s'", where, f[C_UB]);
+    plan_speed_dev dev;
+    int rc = plan_corpus_device(f[C_DEVICE], &dev, err);
+    if (!rc) rc = corpus_model_get(cm, f[C_MODEL], f[C_QUANT], err);
+    if (rc) return fc_err_prefix(err, "%s: ", where);
+    dev.backend = be;
+    plan_meas *m;
+    if ((rc = plan_meas_push(s, &m, err))) return rc;
+    m->backend = be;
+    m->engine = PLAN_ENG_LLAMACPP;
+    m->n_prompt = n_prompt;
+    m->n_gen = n_gen;
+    m->n_depth = n_depth;
+    m->tps = tps;
+    snprintf(m->label, sizeof m->label, "%.24s %.20s %.10s %.24s", f[C_DEVICE], f[C_MODEL], f[C_QUANT], f[C_TEST]);
+    snprintf(m->device, sizeof m->device, "%s", f[C_DEVICE]);
+    snprintf(m->source, sizeof m->source, "%s", f[C_SOURCE]);
+    /* The build era from the date ("2024-05", "2023-11..2025": its start). */
+    m->setup.old_build = isdigit((unsigned char)f[C_DATE][0]) && strncmp(f[C_DATE], PLAN_CURRENT_ERA, strlen(PLAN_CURRENT_ERA)) < 0;
+    plan_speed_setup *su = &m->setup;
+    su->n_dev = 1;
+    su->engine = PLAN_ENG_LLAMACPP;
+    su->n_ubatch = (uint32_t)ub;
+    su->dev[0] = dev;
+    plan_speed_place pl;
+    memset(&pl, 0, sizeof pl); /* every layer, the output and the experts on the one device */
+    pl.exps_dev = -1;
+    pl.kv_type = GGML_TYPE_F16;
+    rc = plan_speed_loads(su, &cm->d, &pl, err);
+    if (rc) {
+        s->n--;
+        return fc_err_prefix(err, "%s: ", where);
+    }
+    return FC_OK;
+}
+
+int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err) {
+    const char *cur = text;
+    char line[CORPUS_LINE_MAX];
+    int lineno = 0, got, rc = FC_OK;
+    bool header = false;
+    corpus_model *cm = calloc(1, sizeof *cm);
+    if (!cm) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    while (!rc && (got = plan_csv_line(&cur, line, sizeof line)) != 0) {
+        lineno++;
+        if (got < 0) {
+            rc = fc_err_set(err, FC_EINPUT, "%s:%d: line longer than %d bytes", name, lineno, CORPUS_LINE_MAX - 1);
+            break;
+        }
+        if (!line[0] || line[0] == '#') continue;
+        if (!header) {
+            header = true;
+            if (strncmp(line, PLAN_CORPUS_HEADER, strlen(PLAN_CORPUS_HEADER)))
+                rc = fc_err_set(err, FC_EINPUT, "%s:%d: expected the header '%s...'", name, lineno, PLAN_CORPUS_HEADER);
+            continue;
+        }
+        char *f[CORPUS_FIELDS];
+        char where[160];
+        snprintf(where, sizeof where, "%s:%d", name, lineno);
+        if (plan_csv_fields(line, f, CORPUS_FIELDS) != CORPUS_FIELDS)
+            rc = fc_err_set(err, FC_EINPUT, "%s: expected %d fields", where, CORPUS_FIELDS);
+        else
+            rc = corpus_row(s, f, cm, where, err);
+    }
+    if (cm->loaded) model_desc_free(&cm->d);
+    free(cm);
+    if (!rc && !header) rc = fc_err_set(err, FC_EINPUT, "%s: no header line", name);
+    return rc;
+}

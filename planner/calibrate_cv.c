@@ -1,0 +1,86 @@
+/* Honest validation of the speed model: leave out one whole source (or one
+ * whole device family) at a time, refit the constants on the rest, predict
+ * what was left out. What a user asks about is hardware and builds we never
+ * fitted on; an in-sample error says nothing about that. */
+#include "planner/planner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CV_KEY_MAX 96
+
+static void cv_key(const plan_meas *m, int by, char *key) {
+    if (by == PLAN_CV_FAMILY) plan_corpus_family(m->device, key, CV_KEY_MAX);
+    else snprintf(key, CV_KEY_MAX, "%s", m->source);
+}
+
+int plan_cross_validate(const plan_efficiency *base, const plan_meas_set *s, int by, double *pred, fc_err *err) {
+    plan_meas_set train = {0};
+    plan_efficiency *e = malloc(sizeof *e);
+    bool *done = calloc((size_t)s->n + 1, sizeof *done);
+    train.m = malloc(sizeof *train.m * ((size_t)s->n + 1));
+    int rc = e && done && train.m ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    for (int g = 0; !rc && g < s->n; g++) {
+        if (done[g]) continue;
+        char key[CV_KEY_MAX], k2[CV_KEY_MAX];
+        cv_key(&s->m[g], by, key);
+        train.n = 0;
+        for (int i = 0; i < s->n; i++) {
+            cv_key(&s->m[i], by, k2);
+            if (strcmp(key, k2)) train.m[train.n++] = s->m[i];
+        }
+        *e = *base;
+        /* A group that is everything there is cannot be predicted out of sample: the base constants. */
+        if (train.n > 0) rc = plan_calibrate(e, &train, NULL, NULL, err);
+        for (int i = g; !rc && i < s->n; i++) {
+            cv_key(&s->m[i], by, k2);
+            if (strcmp(key, k2)) continue;
+            pred[i] = plan_meas_predict(&s->m[i], e);
+            done[i] = true;
+        }
+    }
+    free(train.m);
+    free(done);
+    free(e);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st) {
+    memset(st, 0, sizeof *st);
+    double *all = malloc(sizeof(double) * ((size_t)s->n + 1) * 4);
+    if (!all) return;
+    double *dec = all + s->n + 1, *pp = dec + s->n + 1, *tmp = pp + s->n + 1;
+    for (int i = 0; i < s->n; i++) {
+        const plan_meas *m = &s->m[i];
+        double e = m->tps > 0 ? fabs(pred[i] / m->tps - 1.0) : 0;
+        all[st->n++] = e;
+        if (m->n_gen > 0 && !m->n_prompt) dec[st->n_dec++] = e;
+        else pp[st->n_pp++] = e;
+    }
+    st->med = median(all, st->n);
+    st->med_dec = median(dec, st->n_dec);
+    st->med_pp = median(pp, st->n_pp);
+    for (int i = 0; i < s->n; i++)
+        if (s->m[i].n_depth >= PLAN_CV_DEEP) tmp[st->n_deep++] = fabs(pred[i] / s->m[i].tps - 1.0);
+    st->med_deep = median(tmp, st->n_deep);
+    for (int be = 0; be < PLAN_BACKEND_COUNT; be++) {
+        int n = 0;
+        for (int i = 0; i < s->n; i++)
+            if (s->m[i].backend == be) tmp[n++] = fabs(pred[i] / s->m[i].tps - 1.0);
+        st->n_be[be] = n;
+        st->med_be[be] = median(tmp, n);
+    }
+    free(all);
+}

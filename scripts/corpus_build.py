@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Builds data/bench_corpus.csv from the transcribed sources in data/corpus/*.txt.
+
+Source format (one directive per line; directives persist until changed):
+  @src NAME | url=URL | date=DATE      where the numbers come from
+  @run key=value ...                    backend, build, fa, ub, ngl, threads, mmap for the rows below
+  @build / @ub VALUE                    change one of them
+  @table COL ...                        the columns of the rows below: a llama-bench test (pp512, tg128,
+                                        pp512@d4096, pp4096+tg128), optionally QUANT:test
+  DEVICE MODEL [QUANT] VALUE ...        one value per column, '-' for none
+Numbers are copied as printed; this script only reshapes them."""
+import csv, glob, os, re, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, '..', 'data')
+COLS = ['device', 'backend', 'model', 'quant', 'test', 'n_prompt', 'n_gen', 'n_depth', 'tps', 'fa', 'ub', 'ngl',
+        'threads', 'mmap', 'build', 'date', 'source', 'url']
+TEST = re.compile(r'^(?:pp(\d+))?(?:\+)?(?:tg(\d+))?(?:@d(\d+))?$')
+
+
+def parse_test(t):
+    m = TEST.match(t)
+    if not m or not (m.group(1) or m.group(2)):
+        sys.exit(f'bad test {t!r}')
+    return int(m.group(1) or 0), int(m.group(2) or 0), int(m.group(3) or 0)
+
+
+def main():
+    rows = []
+    for path in sorted(glob.glob(os.path.join(DATA, 'corpus', '*.txt'))):
+        src = url = date = ''
+        run = {}
+        table = []
+        for ln, line in enumerate(open(path), 1):
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            where = f'{os.path.basename(path)}:{ln}'
+            if line.startswith('@src '):
+                parts = [p.strip() for p in line[5:].split('|')]
+                src = parts[0]
+                kv = dict(p.split('=', 1) for p in parts[1:])
+                url, date = kv.get('url', ''), kv.get('date', '')
+            elif line.startswith('@run '):
+                run = dict(p.split('=', 1) for p in line[5:].split())
+            elif line.startswith('@build ') or line.startswith('@ub '):
+                k, v = line[1:].split()
+                run[k] = v
+            elif line.startswith('@table '):
+                table = line[7:].split()
+            else:
+                f = line.split()
+                quant_in_cols = all(':' in c for c in table)
+                head = 2 if quant_in_cols else 3
+                if len(f) != head + len(table):
+                    sys.exit(f'{where}: {len(f)} fields for {len(table)} columns')
+                for col, val in zip(table, f[head:]):
+                    if val == '-':
+                        continue
+                    quant, test = col.split(':') if quant_in_cols else (f[2], col)
+                    n_p, n_g, n_d = parse_test(test)
+                    float(val)
+                    rows.append({'device': f[0], 'backend': run['backend'], 'model': f[1], 'quant': quant,
+                                 'test': test, 'n_prompt': n_p, 'n_gen': n_g, 'n_depth': n_d, 'tps': val,
+                                 'fa': run.get('fa', ''), 'ub': run.get('ub', ''), 'ngl': run.get('ngl', ''),
+                                 'threads': run.get('threads', ''), 'mmap': run.get('mmap', ''),
+                                 'build': run.get('build', ''), 'date': date, 'source': src, 'url': url})
+    out = os.path.join(DATA, 'bench_corpus.csv')
+    with open(out + '.tmp', 'w', newline='') as fp:
+        fp.write('# Published llama-bench results (llama.cpp), one test per row, built by scripts/corpus_build.py from\n'
+                 '# the transcriptions in data/corpus/ (each cites its source). Devices: data/hardware.json ids, else\n'
+                 '# data/bench_devices.csv. Models: the catalog (data/models/). test: llama-bench\'s name (pp512,\n'
+                 '# tg128, pp512@d4096, pp4096+tg128); fa/ub/ngl/threads/mmap: the flags, empty where not stated;\n'
+                 '# build: llama.cpp build number or commit. Used by \'fitcheck calibrate --cross-validate\'.\n')
+        w = csv.DictWriter(fp, COLS, lineterminator='\n')
+        w.writeheader()
+        for r in rows:
+            if ',' in r['source'] or ',' in r['url']:
+                sys.exit(f'comma in source {r["source"]!r}')
+            w.writerow(r)
+    os.replace(out + '.tmp', out)
+    devs = {r['device'] for r in rows}
+    print(f'{len(rows)} rows, {len(devs)} devices, {len({r["source"] for r in rows})} sources -> {out}')
+
+
+main()

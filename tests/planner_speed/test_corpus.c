@@ -1,0 +1,129 @@
+/* The public benchmark corpus (data/bench_corpus.csv): its parser on good and
+ * hostile input, its coverage, and the built-in constants on it (an in-sample
+ * guard; the out-of-sample figures come from
+ * 'fitcheck calibrate --cross-validate', bench/speed_vs_published.sh). */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CORPUS_MIN_ROWS 500
+#define CORPUS_MIN_DEVICES 50
+/* In sample after the refit: decode 4.3%, prefill 7.9% (2026-12-01); a regression guard a little above. */
+#define CORPUS_DECODE_MAX 0.06
+#define CORPUS_PREFILL_MAX 0.10
+#define CORPUS_DEEP_MAX 0.12
+
+static void test_test_names(void) {
+    static const struct { const char *s; int ok, p, g, d; } cases[] = {
+        {"pp512", 1, 512, 0, 0},           {"tg128", 1, 0, 128, 0},        {"pp512@d4096", 1, 512, 0, 4096},
+        {"tg32@d32768", 1, 0, 32, 32768}, {"pp4096+tg128", 1, 4096, 128, 0}, {"pp512+tg64@d1024", 1, 512, 64, 1024},
+        {"", 0, 0, 0, 0},                  {"pp", 0, 0, 0, 0},             {"pp0", 0, 0, 0, 0},
+        {"tg128+pp512", 0, 0, 0, 0},       {"pp512@x4", 0, 0, 0, 0},       {"pp512@d", 0, 0, 0, 0},
+        {"pp512x", 0, 0, 0, 0},            {"pp-5", 0, 0, 0, 0},           {"pp512+pp512", 0, 0, 0, 0},
+        {"tg1+", 0, 0, 0, 0},              {"pp99999999", 0, 0, 0, 0},     {"pp512@d-1", 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int p = -1, g = -1, d = -1;
+        int rc = plan_corpus_test(cases[i].s, &p, &g, &d);
+        CHECK_MSG((rc == FC_OK) == cases[i].ok, "'%s'", cases[i].s);
+        if (cases[i].ok && rc == FC_OK)
+            CHECK_MSG(p == cases[i].p && g == cases[i].g && d == cases[i].d, "'%s' -> %d %d %d", cases[i].s, p, g, d);
+    }
+}
+
+static void test_families(void) {
+    static const char *const pairs[][2] = {
+        {"apple-m3-max-40c", "apple-m3"}, {"apple-m1", "apple-m1"},  {"rtx-4090", "nvidia-ada"},
+        {"rtx-3060-12gb", "nvidia-ampere"}, {"rtx-pro-6000-blackwell", "nvidia-blackwell"},
+        {"rx-7900-xtx", "amd-rdna3"},      {"arc-b580", "intel-arc"}, {"unknown-thing", "unknown-thing"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char f[64];
+        plan_corpus_family(pairs[i][0], f, sizeof f);
+        CHECK_MSG(!strcmp(f, pairs[i][1]), "%s -> %s", pairs[i][0], f);
+    }
+}
+
+#define HDR PLAN_CORPUS_HEADER ",n_prompt,n_gen,n_depth,tps,fa,ub,ngl,threads,mmap,build,date,source,url\n"
+
+static void expect_error(const char *text, const char *needle) {
+    plan_meas_set s = {0};
+    fc_err err = {0};
+    int rc = plan_corpus_import(&s, text, "bad.csv", &err);
+    CHECK_MSG(rc == FC_EINPUT, "accepted: %s", text);
+    CHECK_MSG(strstr(err.msg, needle) != NULL, "message '%s' lacks '%s'", err.msg, needle);
+    CHECK(s.n == 0);
+    plan_meas_set_free(&s);
+}
+
+static void test_hostile(void) {
+    expect_error("x,y\n", "header");
+    expect_error("", "no header");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,abc,,,,,,,,s,u\n", "bad.csv:2: bad t/s");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,-3,,,,,,,,s,u\n", "bad t/s");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp0,512,0,0,1,,,,,,,,s,u\n", "not a llama-bench test");
+    expect_error(HDR "rtx-4090,warp,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "unknown backend");
+    expect_error(HDR "no-such-gpu,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "no-such-gpu");
+    expect_error(HDR "rtx-4090,cuda,no-such-model,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "bad.csv:2");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q9_9,pp512,512,0,0,1,,,,,,,,s,u\n", "bad.csv:2");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,0,,,,,,s,u\n", "bad ubatch");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b\n", "expected 18 fields");
+}
+
+int main(void) {
+    test_test_names();
+    test_families();
+    test_hostile();
+    const char *src = getenv("FITCHECK_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/bench_corpus.csv", src ? src : ".");
+    char *text;
+    size_t len;
+    fc_err err = {0};
+    if (fc_read_file(path, PLAN_MEAS_FILE_MAX, &text, &len, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    plan_meas_set set = {0};
+    probe_profile prof;
+    memset(&prof, 0, sizeof prof);
+    int rc = plan_meas_import(&set, text, len, path, &prof, &err); /* the import recognises the corpus header */
+    free(text);
+    CHECK_MSG(rc == FC_OK, "%s", err.msg);
+    CHECK_MSG(set.n >= CORPUS_MIN_ROWS, "%d rows", set.n);
+    int n_dev = 0, n_be[PLAN_BACKEND_COUNT] = {0}, n_moe = 0, n_deep = 0, n_pg = 0;
+    for (int i = 0; i < set.n; i++) {
+        const plan_meas *m = &set.m[i];
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++) seen = !strcmp(set.m[k].device, m->device);
+        n_dev += !seen;
+        n_be[m->backend]++;
+        n_moe += m->setup.load[0].exp_frac > 0;
+        n_deep += m->n_depth >= 32768;
+        n_pg += m->n_prompt > 0 && m->n_gen > 0;
+        CHECK_MSG(m->source[0] && m->device[0], "row %d has no source or device", i);
+    }
+    printf("corpus: %d rows, %d devices, %d MoE rows, %d at depth >= 32k, %d -pg rows\n", set.n, n_dev, n_moe, n_deep, n_pg);
+    CHECK(n_dev >= CORPUS_MIN_DEVICES);
+    CHECK(n_be[PLAN_CUDA] > 0 && n_be[PLAN_METAL] > 0 && n_be[PLAN_ROCM] > 0 && n_be[PLAN_VULKAN] > 0);
+    CHECK(n_moe > 0 && n_deep > 0 && n_pg > 0);
+    plan_efficiency e;
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    double *pred = calloc((size_t)set.n + 1, sizeof *pred);
+    CHECK(pred != NULL);
+    if (pred) {
+        for (int i = 0; i < set.n; i++) pred[i] = plan_meas_predict(&set.m[i], &e);
+        plan_cv_stats st;
+        plan_cv_summarize(&set, pred, &st);
+        printf("built-in constants, in sample: decode %.1f%% (%d), prefill %.1f%% (%d), depth >= 16k %.1f%% (%d)\n",
+               100 * st.med_dec, st.n_dec, 100 * st.med_pp, st.n_pp, 100 * st.med_deep, st.n_deep);
+        CHECK_MSG(st.med_dec <= CORPUS_DECODE_MAX, "decode %.3f", st.med_dec);
+        CHECK_MSG(st.med_pp <= CORPUS_PREFILL_MAX, "prefill %.3f", st.med_pp);
+        CHECK_MSG(st.med_deep <= CORPUS_DEEP_MAX, "deep %.3f", st.med_deep);
+    }
+    free(pred);
+    plan_meas_set_free(&set);
+    return check_done("corpus");
+}
