@@ -23,6 +23,7 @@ int cli_models(int argc, char **argv);
 int cli_hw(int argc, char **argv);
 int cli_gen(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 int cli_main_job(void);
 
 /* Prints "fitcheck VERB: message" to stderr and returns 2. */

@@ -1,5 +1,6 @@
 /* fitcheck probe: measure this machine into a profile, or show a saved one. */
 #include "cli/cli.h"
+#include "net/net.h"
 #include "probe/probe.h"
 #include "reports/reports.h"
 
@@ -13,7 +14,8 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: fitcheck probe [--quick] [-o FILE|FORMAT] [--json] [--no-gpu | --gpu-only] [-t N] [--models-dir DIR]\n"
-            "       fitcheck probe --show [FILE] [--json | -o FORMAT]\n\n"
+            "       fitcheck probe --show [FILE] [--json | -o FORMAT]\n"
+            "       fitcheck probe --peer HOST[:PORT] [-o FILE] [--json]\n\n"
             "Measures this machine: topology and capacity (hwloc, cross-checked with /proc/meminfo,\n"
             "sysfs and cpuid), memory bandwidth (read, non-temporal write, copy, triad; thread scaling;\n"
             "a working-set sweep through the caches), latency per level, OpenBLAS SGEMM, storage read\n"
@@ -24,13 +26,18 @@ static void usage(FILE *out) {
             "  -o md|csv|json|jsonl  print the figures as a table in that format, one row per\n"
             "                    figure (docs/schema-probe.md) instead of the summary\n"
             "  --show [FILE]     print a saved profile (default: the cached one); measures nothing\n"
+            "  --peer HOST[:P]   measure the network link to 'fitcheck serve' on HOST (port %d):\n"
+            "                    round trip of small messages (median, p99) and throughput each\n"
+            "                    way, about 10 s and at most 256 MiB each way; the link is added\n"
+            "                    to the profile (a quick probe is made first when there is none)\n"
             "  --json            print the profile JSON instead of the summary\n"
             "  --no-gpu          skip the GPU and bus probe\n"
             "  --gpu-only        the GPUs and the bus only (no CPU figures: saved only with\n"
             "                    --output FILE, never as this machine's profile)\n"
             "  -t, --threads N   measurement threads (default: one per core)\n"
             "  --models-dir DIR  where models live, for the storage test (default: .)\n"
-            "  -h, --help        this help\n");
+            "  -h, --help        this help\n",
+            NET_DEFAULT_PORT);
 }
 
 static void print_gbs_row(const char *what, double best, double median) {
@@ -122,18 +129,66 @@ static int show(const char *file, bool json, const enum rep_format *fmt) {
     return rc;
 }
 
+static void print_link(const probe_net_link *l) {
+    printf("link        %s: round trip %.0f us median, %.0f us p99 (%d pings, min %.0f us)\n", l->peer,
+           l->rtt_median_us, l->rtt_p99_us, l->n_pings, l->rtt_min_us);
+    printf("            throughput %.3f GB/s up (%.0f Mbit/s), %.3f GB/s down (%.0f Mbit/s), TCP goodput\n",
+           l->up_gbs, l->up_gbs * 8e3, l->down_gbs, l->down_gbs * 8e3);
+}
+
+/* Measures the link and keeps it in the profile at `out`, one entry per peer. */
+static int peer_probe(const char *peer, const char *out, bool json) {
+    fc_err err = {0};
+    char path[PATH_MAX];
+    if (!out) {
+        if (probe_default_path(path, sizeof path, &err)) return cli_report_error("probe", &err);
+        out = path;
+    }
+    probe_net_link link;
+    net_probe_opts o = {.peer = peer};
+    int rc = net_probe_peer(&o, &link, &err);
+    if (rc) return cli_report_error("probe", &err);
+    probe_profile *p = fc_malloc(sizeof *p, &err);
+    if (!p) return cli_report_error("probe", &err);
+    if (access(out, F_OK) == 0) {
+        rc = probe_profile_load(p, out, &err);
+    } else {
+        probe_options opt = {.quick = true, .no_gpu = true, .models_dir = "."};
+        if (!(rc = probe_profile_prepare(out, &err))) rc = probe_run(p, &opt, &err);
+    }
+    if (!rc) {
+        int i = 0;
+        while (i < p->n_net_links && strcmp(p->net_links[i].peer, link.peer)) i++;
+        if (i == PROBE_MAX_NET_LINKS) { /* full: the oldest goes */
+            memmove(p->net_links, p->net_links + 1, (PROBE_MAX_NET_LINKS - 1) * sizeof p->net_links[0]);
+            i = PROBE_MAX_NET_LINKS - 1;
+        }
+        p->net_links[i] = link;
+        if (i == p->n_net_links) p->n_net_links++;
+        rc = probe_profile_save(p, out, &err);
+    }
+    if (!rc && json) rc = print_profile(p, true, NULL);
+    else if (!rc) {
+        print_link(&link);
+        printf("profile     saved to %s\n", out);
+    }
+    free(p);
+    return rc ? cli_report_error("probe", &err) : 0;
+}
+
 int cli_probe(int argc, char **argv) {
-    enum { OPT_SHOW = 256, OPT_JSON, OPT_NO_GPU, OPT_GPU_ONLY, OPT_QUICK, OPT_MODELS_DIR };
+    enum { OPT_SHOW = 256, OPT_JSON, OPT_NO_GPU, OPT_GPU_ONLY, OPT_QUICK, OPT_MODELS_DIR, OPT_PEER };
     static const struct option longopts[] = {
         {"quick", no_argument, NULL, OPT_QUICK},   {"output", required_argument, NULL, 'o'},
         {"show", optional_argument, NULL, OPT_SHOW}, {"json", no_argument, NULL, OPT_JSON},
         {"no-gpu", no_argument, NULL, OPT_NO_GPU}, {"gpu-only", no_argument, NULL, OPT_GPU_ONLY},
         {"threads", required_argument, NULL, 't'},
         {"models-dir", required_argument, NULL, OPT_MODELS_DIR}, {"help", no_argument, NULL, 'h'},
+        {"peer", required_argument, NULL, OPT_PEER},
         {NULL, 0, NULL, 0},
     };
     probe_options opt = {.models_dir = "."};
-    const char *out = NULL, *show_file = NULL;
+    const char *out = NULL, *show_file = NULL, *peer = NULL;
     bool json = false, do_show = false;
     enum rep_format fmt_value;
     const enum rep_format *fmt = NULL; /* -o FORMAT: a table on stdout */
@@ -165,12 +220,17 @@ int cli_probe(int argc, char **argv) {
         case OPT_GPU_ONLY: opt.gpu_only = true; break;
         case OPT_QUICK: opt.quick = true; break;
         case OPT_MODELS_DIR: opt.models_dir = optarg; break;
+        case OPT_PEER: peer = optarg; break;
         default: return cli_usage_error("probe", "unknown option");
         }
     }
     if (optind < argc) return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
     if (do_show) return show(show_file, json, fmt);
     if (opt.gpu_only && opt.no_gpu) return cli_usage_error("probe", "--gpu-only and --no-gpu exclude each other");
+    if (peer) {
+        if (fmt) return cli_usage_error("probe", "--peer saves a link into a profile: -o takes a FILE there");
+        return peer_probe(peer, out, json);
+    }
 
     struct stat st;
     if (stat(opt.models_dir, &st) != 0 || !S_ISDIR(st.st_mode))

@@ -13,6 +13,7 @@ static const cli_verb verbs[] = {
     {"hw",      "list the built-in hardware catalog", cli_hw},
     {"gen",     "write a random-weight GGUF with a catalog model's shapes", cli_gen},
     {"calibrate", "refit the speed model to llama-bench or fitcheck bench results", cli_calibrate},
+    {"serve",   "answer 'fitcheck probe --peer' from another machine (link round trip, throughput)", cli_serve},
 };
 
 static void usage(FILE *out) {

@@ -74,6 +74,19 @@ typedef struct probe_nvme {
     probe_link link;
 } probe_nvme;
 
+/* A network link to another machine, measured by `fitcheck probe --peer`
+ * against `fitcheck serve` there (net/net.h). Throughput is TCP goodput,
+ * what an application moves: about 94% of an Ethernet link's line rate. */
+#define PROBE_MAX_NET_LINKS 8
+typedef struct probe_net_link {
+    char peer[128];                  /* HOST:PORT as given */
+    char created[32];                /* ISO 8601 UTC */
+    double rtt_median_us, rtt_p99_us, rtt_min_us; /* small-message round trips */
+    int n_pings;
+    double up_gbs, down_gbs;         /* this machine -> peer, peer -> this machine, GB/s (1e9) */
+    uint64_t up_bytes, down_bytes;   /* what the throughput figures moved */
+} probe_net_link;
+
 typedef struct probe_profile {
     int schema_version;
     char created[32];                /* ISO 8601 UTC */
@@ -126,6 +139,10 @@ typedef struct probe_profile {
     probe_nvme nvme[PROBE_MAX_NVME];
     int n_nvme;
     char gpu_note[256];              /* "no NVIDIA driver (libcuda.so.1 not found)" ... */
+
+    /* links to other machines (probe --peer), one per peer, latest kept */
+    probe_net_link net_links[PROBE_MAX_NET_LINKS];
+    int n_net_links;
 } probe_profile;
 
 /* Called between steps: what is being measured and the fraction done. */

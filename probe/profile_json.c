@@ -111,6 +111,14 @@ static const pf_field nvme_fields[] = {
 };
 static const pf_table nvme_table = TABLE(nvme_fields);
 
+static const pf_field net_link_fields[] = {
+    F_STR(probe_net_link, peer), F_STR(probe_net_link, created), F_DBL(probe_net_link, rtt_median_us),
+    F_DBL(probe_net_link, rtt_p99_us), F_DBL(probe_net_link, rtt_min_us),
+    F_INT(probe_net_link, n_pings, 0, PF_COUNT_MAX), F_DBL(probe_net_link, up_gbs), F_DBL(probe_net_link, down_gbs),
+    F_U64(probe_net_link, up_bytes), F_U64(probe_net_link, down_bytes),
+};
+static const pf_table net_link_table = TABLE(net_link_fields);
+
 #define P probe_profile
 static const pf_field profile_fields[] = {
     F_STR(P, created), F_STR(P, hostname), F_STR(P, cpu_model), F_STR(P, isa), F_BOOL(P, quick),
@@ -131,6 +139,7 @@ static const pf_field profile_fields[] = {
     F_DBL(P, sgemm_gflops_1t), F_DBL(P, sgemm_gflops_all),
     F_STR(P, storage_path), F_DBL(P, storage_read_gbs), F_BOOL(P, storage_direct),
     F_ARR(P, "gpus", gpus, n_gpus, gpu_table), F_ARR(P, "nvme", nvme, n_nvme, nvme_table), F_STR(P, gpu_note),
+    F_ARR(P, "net_links", net_links, n_net_links, net_link_table),
 };
 #undef P
 static const pf_table profile_table = TABLE(profile_fields);

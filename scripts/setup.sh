@@ -10,7 +10,7 @@ pkgs=(gcc pkg-config meson ninja-build python3 python3-pip
       libhwloc-dev libpci-dev libopenblas-dev libjansson-dev
       ocl-icd-libopencl1 pocl-opencl-icd clinfo)
 if [ "${1:-}" = "--test" ]; then
-    pkgs+=(clang libclang-rt-14-dev)
+    pkgs+=(clang libclang-rt-14-dev iproute2)  # iproute2: ip netns, tc (tests/net)
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs+=(likwid)
