@@ -44,6 +44,13 @@ static void print_gbs_row(const char *what, double best, double median) {
     if (best > 0) printf("  %-22s %8.1f GB/s   (median %.1f)\n", what, best, median);
 }
 
+static void print_link(const probe_net_link *l) {
+    printf("link        %s: round trip %.0f us median, %.0f us p99 (%d pings, min %.0f us)\n", fc_safe(l->peer),
+           l->rtt_median_us, l->rtt_p99_us, l->n_pings, l->rtt_min_us);
+    printf("            throughput %.3f GB/s up (%.0f Mbit/s), %.3f GB/s down (%.0f Mbit/s), TCP goodput\n",
+           l->up_gbs, l->up_gbs * 8e3, l->down_gbs, l->down_gbs * 8e3);
+}
+
 static void print_summary(const probe_profile *p) {
     char a[32], b[32];
     printf("machine     %s (%s), profile of %s%s\n", fc_safe(p->hostname), fc_safe(p->cpu_model),
@@ -93,6 +100,7 @@ static void print_summary(const probe_profile *p) {
         printf("storage     %.2f GB/s sequential read of %s (%s)\n", p->storage_read_gbs, fc_safe(p->storage_path),
                p->storage_direct ? "O_DIRECT" : "page cache dropped");
     probe_gpus_print(p, stdout);
+    for (int i = 0; i < p->n_net_links; i++) print_link(&p->net_links[i]);
 }
 
 static int print_profile(const probe_profile *p, bool json, const enum rep_format *fmt) {
@@ -127,13 +135,6 @@ static int show(const char *file, bool json, const enum rep_format *fmt) {
     int rc = probe_profile_load(p, file, &err) ? cli_report_error("probe", &err) : print_profile(p, json, fmt);
     free(p);
     return rc;
-}
-
-static void print_link(const probe_net_link *l) {
-    printf("link        %s: round trip %.0f us median, %.0f us p99 (%d pings, min %.0f us)\n", l->peer,
-           l->rtt_median_us, l->rtt_p99_us, l->n_pings, l->rtt_min_us);
-    printf("            throughput %.3f GB/s up (%.0f Mbit/s), %.3f GB/s down (%.0f Mbit/s), TCP goodput\n",
-           l->up_gbs, l->up_gbs * 8e3, l->down_gbs, l->down_gbs * 8e3);
 }
 
 /* Measures the link and keeps it in the profile at `out`, one entry per peer. */
