@@ -12,7 +12,7 @@ _fitcheck() {
     verb=${COMP_WORDS[1]}
 
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "probe plan run report inspect models hw gen calibrate --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "probe plan run report inspect models hw gen calibrate serve --help --version" -- "$cur"))
         return
     fi
 
@@ -38,7 +38,7 @@ _fitcheck() {
 
     local opts=""
     case "$verb" in
-    probe) opts="--quick --output -o --show --json --no-gpu --threads --models-dir --help" ;;
+    probe) opts="--quick --output -o --show --peer --json --no-gpu --threads --models-dir --help" ;;
     plan) opts="--quant --ctx --kv --fa --ngl --parallel --ubatch --tensor-split --cpu-moe --n-cpu-moe --hw --min-tps --ctx-sweep --json -o --help" ;;
     run) opts="--bench -o --json --help" ;;
     report) opts="--output -o --profile --hw --runs --ctx --title --help" ;;
@@ -46,6 +46,7 @@ _fitcheck() {
     models|hw) opts="--json --help" ;;
     gen) opts="--help" ;;
     calibrate) opts="--hw --out --dry-run --json --help" ;;
+    serve) opts="--bind --port --help" ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
