@@ -16,7 +16,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 repo="$tmp/repo" out="$tmp/out"
 mkdir -p "$repo/scripts"
-"$FITCHECK_SRC/scripts/gpu-pack.sh" --bin "$FITCHECK_BIN" --out "$repo/.gpu-bundle"
+# a sanitized build (scripts/sanitize.sh) is larger than what travels: no limit then
+max_mib=60
+ldd "$FITCHECK_BIN" | grep -q libasan && max_mib=0
+"$FITCHECK_SRC/scripts/gpu-pack.sh" --bin "$FITCHECK_BIN" --out "$repo/.gpu-bundle" --max-mib "$max_mib"
 cp "$FITCHECK_SRC/scripts/gpu-check.sh" "$repo/scripts/"
 clean=(env -i PATH=/usr/bin:/bin HOME="$tmp")
 
