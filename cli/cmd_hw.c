@@ -51,6 +51,8 @@ int cli_hw(int argc, char **argv) {
             json_object_set_new(o, "fp32_tflops", json_real(e.fp32_tflops));
             json_object_set_new(o, "int8_tops", json_real(e.int8_tops));
             json_object_set_new(o, "host_interface", json_string(e.host_interface));
+            json_object_set_new(o, "launch_price_usd", e.price_usd > 0 ? json_real(e.price_usd) : json_null());
+            json_object_set_new(o, "price_source", e.price_usd > 0 ? json_string(e.price_source) : json_null());
             json_object_set_new(o, "unverified_fields", json_string(e.unverified));
             json_object_set_new(o, "confidence", json_string(e.confidence));
             json_object_set_new(o, "source", json_string(e.source));

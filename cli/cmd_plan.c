@@ -28,6 +28,7 @@ typedef struct plan_args {
     double min_tps;          /* --min-tps: decode the recommendation must reach */
     bool ctx_sweep;          /* --ctx-sweep: t/s against context depth */
     bool hw_all;             /* --hw all: rank the hardware catalog */
+    double budget_usd;       /* --budget: with --hw all, devices priced within it */
     bool json;
     bool table;              /* -o FORMAT: the per-device table in that format */
     enum rep_format fmt;
@@ -55,11 +56,13 @@ static void plan_usage(FILE *out) {
             "  --hw SPEC        catalog devices 'rtx-4090,rtx-4090', 'apple-m4-max-40c:128';\n"
             "                   a probe profile FILE.json; 'all' ranks the whole catalog (what to buy);\n"
             "                   default: this machine\n"
-            "  --min-tps X      the recommendation must decode at least X tokens/s\n"
+            "  --budget USD     with --hw all: only devices whose launch price is within USD\n"
+            "  --min-tps X      the recommendation must decode at least X tokens/s (default %g, about\n"
+            "                   twice reading speed; 0 = no floor)\n"
             "  --ctx-sweep      predicted pp512 / tg128 against context depth\n"
             "  --json           machine-readable output\n"
             "  -o md|csv|json|jsonl  the per-device table in that format (docs/schema-plan.md)\n",
-            PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH);
+            PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH, PLAN_DEFAULT_MIN_TPS);
 }
 
 static int parse_kv_type(const char *s, uint32_t *out) {
@@ -99,11 +102,12 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         {"n-cpu-moe", required_argument, 0, 'n'},
         {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
         {"min-tps", required_argument, 0, 'm'}, {"ctx-sweep", no_argument, 0, 's'},
-        {"output", required_argument, 0, 'o'},
+        {"output", required_argument, 0, 'o'}, {"budget", required_argument, 0, 'B'},
         {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
     plan_params_default(&rq->params);
+    rq->min_tps = PLAN_DEFAULT_MIN_TPS;
     plan_params *p = &rq->params;
     int c;
     int64_t v;
@@ -153,6 +157,10 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
                 return cli_usage_error("plan", "--min-tps: '%s' is not a rate in 0..1e6 tokens/s", optarg);
             break;
         case 's': rq->ctx_sweep = true; break;
+        case 'B':
+            if (!cli_parse_f64(optarg, 1, 1e9, &rq->budget_usd))
+                return cli_usage_error("plan", "--budget: '%s' is not a price in US dollars", optarg);
+            break;
         case 'T':
             if (parse_split(optarg, p->tensor_split, &p->n_tensor_split)) return cli_usage_error("plan", "--tensor-split: '%s' is not a list of non-negative numbers", optarg);
             break;
@@ -171,6 +179,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    if (rq->budget_usd > 0 && !rq->hw_all) return cli_usage_error("plan", "--budget ranks devices: use it with --hw all");
     if (optind != argc - 1) return cli_usage_error("plan", optind >= argc ? "no MODEL given" : "one MODEL at a time");
     rq->model = argv[optind];
     return FC_OK;
@@ -206,9 +215,9 @@ int cli_plan(int argc, char **argv) {
         /* The rank's header names the model and settings: a result without hardware. */
         r->model = &model;
         r->params = a.params;
-        if (!(rc = plan_rank_hardware(&rq, &rk, &err))) {
-            if (a.json) cli_print_json(rep_rank_json(r, &rk));
-            else rep_rank_text(stdout, r, &rk);
+        if (!(rc = plan_rank_hardware(&rq, a.budget_usd, &rk, &err))) {
+            if (a.json) cli_print_json(rep_rank_json(r, &rk, a.min_tps));
+            else rep_rank_text(stdout, r, &rk, a.min_tps);
             plan_rank_free(&rk);
         }
     } else if (!rc && !(rc = plan_make(&rq, r, &err))) {

@@ -160,7 +160,7 @@ static int plans_build(const report_args *a, const probe_profile *prof, rep_plan
     plan_result *r = fc_calloc(1, sizeof *r, err);
     int rc = hw && r ? FC_OK : FC_ERUNTIME;
     if (!rc) rc = a->hw || !prof ? plan_hw_resolve(hw, a->hw, err) : plan_hw_from_profile(hw, prof, err);
-    plan_request rq = {.hw = hw, .want = PLAN_WANT_CHOICE | PLAN_WANT_SWEEP};
+    plan_request rq = {.hw = hw, .min_tps = PLAN_DEFAULT_MIN_TPS, .want = PLAN_WANT_CHOICE | PLAN_WANT_SWEEP};
     plan_params_default(&rq.params);
     rq.params.n_ctx = a->n_ctx;
     const char *const *models = a->n_models ? (const char *const *)a->models : default_models;

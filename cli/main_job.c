@@ -16,7 +16,7 @@ int cli_main_job(void) {
     int rc = hw && eff && r ? FC_OK : fc_err_set(&err, FC_ERUNTIME, "out of memory");
     if (!rc) rc = plan_hw_this_machine(hw, true, &err);
     if (!rc) rc = plan_efficiency_load(eff, NULL, &err);
-    plan_request rq = {.hw = hw, .eff = eff, .want = PLAN_WANT_CHOICE};
+    plan_request rq = {.hw = hw, .eff = eff, .min_tps = PLAN_DEFAULT_MIN_TPS, .want = PLAN_WANT_CHOICE};
     plan_params_default(&rq.params);
     int n_fit = 0, n_models = (int)model_catalog_count();
     for (int i = 0; !rc && i < n_models; i++) {

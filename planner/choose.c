@@ -1,116 +1,63 @@
-/* The choice: for every quantization, where it fits (GPU / GPU with MoE
- * experts in RAM / split / CPU), how fast, how much quality it loses — and
- * which one to run, with the llama.cpp and ollama settings that do it. */
+/* The choice: for every quantization, where it fits (place.c), how fast,
+ * how much quality it loses — and which one to run, with a reason for every
+ * row. The objective is in planner.h (plan_choose). */
 #include "planner/planner.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define QUALITY_LINE_MAX 512
-#define QUALITY_FIELDS 5
+#define QUALITY_FIELDS 6           /* family,quant,ppl_pct,kld,top_pct,source */
+#define NAME_KEY_MAX 160
 
 static const char *const where_names[] = {"GPU", "GPU+experts in RAM", "split", "CPU", "does not fit"};
 const char *plan_where_name(int w) { return w >= PLAN_ON_GPU && w <= PLAN_ON_NONE ? where_names[w] : "?"; }
 
-int plan_quality(const char *ftype, double *ppl_pct, double *kld) {
-    *ppl_pct = *kld = -1;
+/* Lower-case letters and digits only: "Meta-Llama-3.1-8B" -> "metallama318b",
+ * so "Llama-3" is found in any spelling of a Llama 3 model's name. */
+static void name_key(const char *s, char *out, size_t cap) {
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        if (isalnum((unsigned char)*s)) out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
+}
+
+static bool same_family(const model_hparams *hp, const char *family) {
+    char name[NAME_KEY_MAX], fam[NAME_KEY_MAX];
+    name_key(hp->name, name, sizeof name);
+    name_key(family, fam, sizeof fam);
+    return fam[0] && strstr(name, fam);
+}
+
+int plan_quality(const model_hparams *hp, const char *ftype, plan_quality_info *q) {
+    memset(q, 0, sizeof *q);
+    q->ppl_pct = q->kld = -1;
     const char *cur = plan_speed_data("quality.csv");
     char line[QUALITY_LINE_MAX];
     bool header = false;
-    int got;
+    int got, found = 0;
     while (cur && (got = plan_csv_line(&cur, line, sizeof line)) != 0) {
         if (got < 0 || !line[0] || line[0] == '#') continue;
         if (!header) {
             header = true;
             continue;
         }
-        char *f[QUALITY_FIELDS]; /* quant,ppl_pct,kld,top_pct,source; empty = not published */
-        if (plan_csv_fields(line, f, QUALITY_FIELDS) < 3 || strcasecmp(f[0], ftype)) continue;
-        if (f[1][0]) *ppl_pct = strtod(f[1], NULL);
-        if (f[2][0]) *kld = strtod(f[2], NULL);
-        return FC_OK;
+        char *f[QUALITY_FIELDS];
+        if (plan_csv_fields(line, f, QUALITY_FIELDS) < 4 || strcasecmp(f[1], ftype)) continue;
+        /* The model's own family wins over a borrowed one. */
+        bool own = hp && same_family(hp, f[0]);
+        if (found && !own) continue;
+        q->ppl_pct = f[2][0] ? strtod(f[2], NULL) : -1;
+        q->kld = f[3][0] ? strtod(f[3], NULL) : -1;
+        snprintf(q->family, sizeof q->family, "%s", f[0]);
+        q->borrowed = hp && !own;
+        found = 1;
+        if (own) break;
     }
-    return FC_EINPUT;
-}
-
-static bool fits(const plan_memory *m) { return m->verdict != PLAN_NO_FIT; }
-
-/* Memory for one placement; false when it does not fit (or cannot be computed). */
-static bool try_place(const model_desc *d, const plan_hw *hw, const plan_params *p, plan_memory *m) {
-    fc_err ignored = {0};
-    return plan_memory_compute(m, d, hw, p, &ignored) == FC_OK && fits(m);
-}
-
-static bool gpus_fit(const model_desc *d, const plan_hw *hw, const plan_params *p, plan_memory *m) {
-    fc_err ignored = {0};
-    if (plan_memory_compute(m, d, hw, p, &ignored) != FC_OK) return false;
-    for (int g = 0; g < m->n_gpu; g++)
-        if (m->gpu[g].verdict == PLAN_NO_FIT) return false;
-    return true;
-}
-
-/* The most layers the GPUs take: memory per GPU grows with the layer count
- * (host memory shrinks), so a binary search on the GPUs alone finds the edge;
- * then the host must hold the rest. */
-static bool best_partial(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
-    int32_t lo = 1, hi = (int32_t)d->hp.n_layer, found = -1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        p->n_gpu_layers = mid;
-        if (gpus_fit(d, hw, p, m)) {
-            found = mid;
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    if (found < 0) return false;
-    p->n_gpu_layers = found;
-    return try_place(d, hw, p, m);
-}
-
-static bool model_is_moe(const model_desc *d) { return d->hp.n_expert > 1; }
-
-/* MoE: the fewest layers whose experts must stay in RAM for the rest to fit
- * on the GPUs (--n-cpu-moe N; all layers = -ot exps=CPU). GPU memory falls as
- * N grows, so a binary search finds it; the host must then hold the experts. */
-static bool fewest_cpu_moe(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
-    p->n_gpu_layers = PLAN_NGL_ALL;
-    uint32_t lo = 1, hi = d->hp.n_layer, found = 0;
-    while (lo <= hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        p->n_cpu_moe = mid;
-        if (gpus_fit(d, hw, p, m)) {
-            found = mid;
-            hi = mid - 1;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    p->n_cpu_moe = 0;
-    if (!found) return false;
-    if (found == d->hp.n_layer) p->exps_on_host = true;
-    else p->n_cpu_moe = found;
-    if (try_place(d, hw, p, m)) return true;
-    p->exps_on_host = false;
-    p->n_cpu_moe = 0;
-    return false;
-}
-
-int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memory *m) {
-    p->exps_on_host = false;
-    p->n_cpu_moe = 0;
-    if (hw->n_gpu > 0) {
-        p->n_gpu_layers = PLAN_NGL_ALL;
-        if (try_place(d, hw, p, m)) return PLAN_ON_GPU;
-        if (model_is_moe(d) && fewest_cpu_moe(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
-        if (best_partial(d, hw, p, m)) return PLAN_ON_SPLIT;
-    }
-    p->n_gpu_layers = 0;
-    if (try_place(d, hw, p, m)) return PLAN_ON_CPU;
-    return PLAN_ON_NONE;
+    return found ? FC_OK : FC_EINPUT;
 }
 
 /* The model at file type ft: the model itself when it is a GGUF of that
@@ -125,23 +72,51 @@ static int model_at(const model_desc *model, const model_ftype_info *ft, model_d
     return model_desc_synthesize(out, &model->hp, ft->name, err);
 }
 
-/* One row per file type whose quality loss is published; each row's model
- * description is built once (the context halvings reuse them). */
+/* Rows: the model's native format when it has one (the quality reference:
+ * it is what was released), then every file type whose quality loss is
+ * published; each row's model description is built once (the context
+ * halvings reuse them). */
+static int row_add(plan_choice *c, const model_desc *model, const model_ftype_info *ft, model_desc *descs, bool *own,
+                   fc_err *err) {
+    const char *native = model_native_quant(&model->hp);
+    bool is_native = native && !strcasecmp(native, ft->name);
+    plan_quality_info q;
+    if (!is_native && plan_quality(&model->hp, ft->name, &q) != FC_OK) return FC_OK;
+    int rc = model_at(model, ft, &descs[c->n_row], &own[c->n_row], err);
+    /* A type that cannot hold this model (MXFP4_MOE without experts) is no row. */
+    if (rc == FC_EINPUT) return FC_OK;
+    if (rc) return rc;
+    plan_choice_row *r = &c->row[c->n_row++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->quant, sizeof r->quant, "%s", ft->name);
+    r->file_bytes = descs[c->n_row - 1].file_bytes;
+    r->native = is_native;
+    r->requant = native && !is_native;
+    if (is_native) {
+        r->ppl_pct = r->kld = 0;
+        snprintf(r->quality_from, sizeof r->quality_from, "the release itself");
+    } else {
+        r->ppl_pct = q.ppl_pct;
+        r->kld = q.kld;
+        snprintf(r->quality_from, sizeof r->quality_from, "%s", q.family);
+        r->quality_borrowed = q.borrowed;
+    }
+    return FC_OK;
+}
+
 static int rows_init(plan_choice *c, const model_desc *model, model_desc *descs, bool *own, fc_err *err) {
     c->n_row = 0;
+    const char *native = model_native_quant(&model->hp);
+    if (native) {
+        int rc = row_add(c, model, model_ftype_find(native), descs, own, err);
+        if (rc) return rc;
+    }
     for (size_t i = 0; c->n_row < PLAN_CHOICE_MAX; i++) {
         const model_ftype_info *ft = model_ftype_at(i);
         if (!ft) break;
-        double ppl, kld;
-        if (plan_quality(ft->name, &ppl, &kld) != FC_OK) continue;
-        int rc = model_at(model, ft, &descs[c->n_row], &own[c->n_row], err);
+        if (native && !strcasecmp(native, ft->name)) continue;
+        int rc = row_add(c, model, ft, descs, own, err);
         if (rc) return rc;
-        plan_choice_row *r = &c->row[c->n_row++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->quant, sizeof r->quant, "%s", ft->name);
-        r->file_bytes = descs[c->n_row - 1].file_bytes;
-        r->ppl_pct = ppl;
-        r->kld = kld;
     }
     return FC_OK;
 }
@@ -155,6 +130,7 @@ static void rows_place(plan_choice *c, const model_desc *descs, const plan_hw *h
         r->where = plan_place(&descs[i], hw, &r->params, m);
         r->n_gpu = hw->n_gpu;
         for (int g = 0; g < hw->n_gpu; g++) r->gpu_layers[g] = r->where != PLAN_ON_NONE ? m->gpu[g].n_layers : 0;
+        r->has_speed = false;
         if (r->where == PLAN_ON_NONE) continue;
         /* A placement that uses an unmeasured device (this machine's RAM,
          * never probed) still fits; its speed is unknown, not an error. */
@@ -173,74 +149,131 @@ static double loss_key(const plan_choice_row *r) { return r->ppl_pct >= 0 ? r->p
  * so among them the faster wins — nobody wants F16 at half Q8_0's speed. */
 #define PLAN_NEGLIGIBLE_PPL_PCT 0.1
 
-static bool better(const plan_choice_row *a, const plan_choice_row *b) {
-    double ka = loss_key(a), kb = loss_key(b);
-    if (ka <= PLAN_NEGLIGIBLE_PPL_PCT && kb <= PLAN_NEGLIGIBLE_PPL_PCT) return a->speed.tg128 > b->speed.tg128;
-    return ka < kb;
+static bool same_quality(const plan_choice_row *a, const plan_choice_row *b) {
+    return loss_key(a) <= PLAN_NEGLIGIBLE_PPL_PCT && loss_key(b) <= PLAN_NEGLIGIBLE_PPL_PCT;
 }
 
-static int pick(const plan_choice *c, bool (*ok)(const plan_choice_row *, const plan_hw *), const plan_hw *hw,
-                double min_tps) {
+static bool better(const plan_choice_row *a, const plan_choice_row *b) {
+    if (same_quality(a, b)) return a->speed.tg128 > b->speed.tg128;
+    return loss_key(a) < loss_key(b);
+}
+
+static bool fits_row(const plan_choice_row *r) { return r->where != PLAN_ON_NONE; }
+
+/* A row the objective may choose: it fits, is not a re-quantization of a
+ * native release, and its decode is known to reach the floor. */
+static bool eligible(const plan_choice_row *r, double min_tps) {
+    if (!fits_row(r) || r->requant) return false;
+    return min_tps <= 0 || (r->has_speed && r->speed.tg128 >= min_tps);
+}
+
+static int pick_best(const plan_choice *c, int skip) {
     int best = -1;
-    for (int i = 0; i < c->n_row; i++) {
-        const plan_choice_row *r = &c->row[i];
-        if (!ok(r, hw) || (min_tps > 0 && (!r->has_speed || r->speed.tg128 < min_tps))) continue;
-        if (best < 0 || better(r, &c->row[best])) best = i;
-    }
+    for (int i = 0; i < c->n_row; i++)
+        if (i != skip && eligible(&c->row[i], c->min_tps) && (best < 0 || better(&c->row[i], &c->row[best])))
+            best = i;
     return best;
 }
 
-/* The fastest memory: the GPUs when there are any, else RAM. */
-static bool in_fastest(const plan_choice_row *r, const plan_hw *hw) {
-    return hw->n_gpu ? r->where == PLAN_ON_GPU : r->where == PLAN_ON_CPU;
+static int pick_fastest(const plan_choice *c) {
+    int f = -1;
+    for (int i = 0; i < c->n_row; i++)
+        if (fits_row(&c->row[i]) && c->row[i].has_speed && (f < 0 || c->row[i].speed.tg128 > c->row[f].speed.tg128))
+            f = i;
+    return f;
 }
-static bool anywhere(const plan_choice_row *r, const plan_hw *hw) {
-    (void)hw;
-    return r->where != PLAN_ON_NONE;
+
+/* One line per row: why it is, or is not, the recommendation. */
+static void rows_explain(plan_choice *c) {
+    const plan_choice_row *b = c->best >= 0 ? &c->row[c->best] : NULL;
+    for (int i = 0; i < c->n_row; i++) {
+        plan_choice_row *r = &c->row[i];
+        char *w = r->why;
+        if (i == c->best)
+            snprintf(w, PLAN_WHY_LEN, "recommended: %.140s", c->reason);
+        else if (!fits_row(r))
+            snprintf(w, PLAN_WHY_LEN, "does not fit at context %u", c->n_ctx);
+        else if (r->requant)
+            snprintf(w, PLAN_WHY_LEN, "re-quantized from the %s release: larger or lossier, never better",
+                     c->row[0].quant);
+        else if (c->min_tps > 0 && !r->has_speed)
+            snprintf(w, PLAN_WHY_LEN, "speed unknown (no measured bandwidth: run 'fitcheck probe')");
+        else if (c->min_tps > 0 && r->speed.tg128 < c->min_tps)
+            snprintf(w, PLAN_WHY_LEN, "%.1f t/s < %g t/s floor (%s)", r->speed.tg128, c->min_tps,
+                     plan_where_name(r->where));
+        else if (b && same_quality(r, b))
+            snprintf(w, PLAN_WHY_LEN, "%sas good as %s, slower (%.1f vs %.1f t/s)", i == c->runner_up ? "runner-up: " : "",
+                     b->quant, r->speed.tg128, b->speed.tg128);
+        else if (b)
+            snprintf(w, PLAN_WHY_LEN, "%slower quality than %s (+%.2f%% vs +%.2f%% perplexity)",
+                     i == c->runner_up ? "runner-up: " : "", b->quant, r->ppl_pct, b->ppl_pct);
+        else
+            snprintf(w, PLAN_WHY_LEN, "fits");
+    }
 }
 
 /* Picks among the rows placed at c->n_ctx; false when nothing fits. */
-static bool rows_pick(plan_choice *c, const plan_hw *hw, double min_tps) {
-    c->best = pick(c, in_fastest, hw, min_tps);
+static bool rows_pick(plan_choice *c, const plan_hw *hw) {
+    c->fastest = pick_fastest(c);
+    c->best = pick_best(c, -1);
+    c->runner_up = c->best >= 0 ? pick_best(c, c->best) : -1;
+    bool any_fit = false;
+    for (int i = 0; i < c->n_row; i++) any_fit |= fits_row(&c->row[i]);
     if (c->best >= 0) {
-        snprintf(c->reason, sizeof c->reason, "highest quality that fits wholly in %s%s",
-                 hw->n_gpu ? "GPU memory" : "RAM", min_tps > 0 ? " and reaches --min-tps" : "");
-        return true;
+        const plan_choice_row *b = &c->row[c->best];
+        int n = snprintf(c->reason, sizeof c->reason, "%s", b->native ? "the format the model is released in, " : "");
+        if (c->min_tps > 0)
+            snprintf(c->reason + n, sizeof c->reason - (size_t)n, "best quality decoding at least %g t/s (%.1f t/s, %s)",
+                     c->min_tps, b->speed.tg128, plan_where_name(b->where));
+        else
+            snprintf(c->reason + n, sizeof c->reason - (size_t)n, "best quality that fits (%s; no speed floor)",
+                     plan_where_name(b->where));
+        /* Why not better: the best-quality row the floor ruled out. */
+        for (int i = 0; i < c->n_row; i++) {
+            const plan_choice_row *r = &c->row[i];
+            if (!fits_row(r) || r->requant || eligible(r, c->min_tps) || !better(r, b) || same_quality(r, b)) continue;
+            size_t len = strlen(c->reason);
+            snprintf(c->reason + len, sizeof c->reason - len, "; %s would be better but decodes at %.1f t/s", r->quant,
+                     r->speed.tg128);
+            break;
+        }
+    } else if (any_fit && c->fastest >= 0) {
+        snprintf(c->reason, sizeof c->reason,
+                 "nothing decodes at %g t/s here: the fastest that fits is %s at %.1f t/s (--min-tps 0 to choose anyway)",
+                 c->min_tps, c->row[c->fastest].quant, c->row[c->fastest].speed.tg128);
+    } else if (any_fit) {
+        snprintf(c->reason, sizeof c->reason,
+                 "speed unknown on %.120s (run 'fitcheck probe'), so no type is known to reach %g t/s", hw->label,
+                 c->min_tps);
     }
-    c->best = pick(c, anywhere, hw, min_tps);
-    if (c->best >= 0) {
-        snprintf(c->reason, sizeof c->reason, "nothing fits wholly in GPU memory%s: best split by quality",
-                 min_tps > 0 ? " at --min-tps" : "");
-        return true;
-    }
-    for (int i = 0; i < c->n_row; i++)
-        if (c->row[i].where != PLAN_ON_NONE && (c->best < 0 || c->row[i].speed.tg128 > c->row[c->best].speed.tg128))
-            c->best = i;
-    if (c->best >= 0) {
-        snprintf(c->reason, sizeof c->reason, "nothing reaches --min-tps %.1f: the fastest that fits", min_tps);
-        return true;
-    }
-    return false;
+    rows_explain(c);
+    return any_fit;
 }
 
 int plan_choose(plan_choice *c, const model_desc *model, const plan_hw *hw, const plan_params *p, double min_tps,
                 const plan_efficiency *e, fc_err *err) {
     memset(c, 0, sizeof *c);
-    c->best = -1;
+    c->best = c->runner_up = c->fastest = -1;
+    c->min_tps = min_tps;
     model_desc *descs = calloc(PLAN_CHOICE_MAX, sizeof *descs);
     bool own[PLAN_CHOICE_MAX] = {0};
     plan_memory *m = calloc(1, sizeof *m);
     int rc = descs && m ? rows_init(c, model, descs, own, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
     plan_params base = *p;
-    bool found = false;
+    bool any_fit = false;
     while (!rc) {
         c->n_ctx = base.n_ctx;
         rows_place(c, descs, hw, &base, e, m);
-        if ((found = rows_pick(c, hw, min_tps))) break;
+        /* Only a context that fits nothing is shortened: a shorter context
+         * barely changes decode speed, so it never buys the floor. */
+        if ((any_fit = rows_pick(c, hw))) break;
         if (base.n_ctx / 2 < PLAN_MIN_CTX) break;
-        base.n_ctx /= 2; /* a shorter context: less KV cache and compute buffer */
+        base.n_ctx /= 2; /* less KV cache and compute buffer */
     }
-    if (!rc && !found) snprintf(c->reason, sizeof c->reason, "no quantization fits, even at context %u", c->n_ctx);
+    if (!rc && !any_fit) {
+        snprintf(c->reason, sizeof c->reason, "no quantization fits, even at context %u", c->n_ctx);
+        rows_explain(c);
+    }
     for (int i = 0; descs && i < c->n_row; i++)
         if (!own[i]) model_desc_free(&descs[i]);
     free(descs);

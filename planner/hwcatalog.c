@@ -67,6 +67,8 @@ int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err) {
     hw_str(o, "source", e->source, sizeof e->source);
     hw_str(o, "confidence", e->confidence, sizeof e->confidence);
     hw_str(o, "unverified_fields", e->unverified, sizeof e->unverified);
+    e->price_usd = hw_num(o, "launch_price_usd");
+    hw_str(o, "price_source", e->price_source, sizeof e->price_source);
     e->bandwidth_gbs = hw_num(o, "bandwidth_gbs");
     e->fp16_tflops = hw_num(o, "fp16_tensor_tflops");
     e->bf16_tflops = hw_num(o, "bf16_fp32acc_tflops");

@@ -87,13 +87,18 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
         e = own_eff;
     }
     /* No speed is not fatal: a machine without a measured bandwidth still
-     * gets its memory plan, and speed_note says why. */
+     * gets its memory plan, and speed_note says why. A placement that does
+     * not fit has no speed: it would not run. */
     fc_err serr = {0};
-    r->has_speed = plan_speed_predict(rq->model, &r->hw, &r->mem, &r->params, e, plan_full_depth(&r->params),
-                                      &r->speed, &serr) == FC_OK;
-    if (!r->has_speed) snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
+    if (r->mem.verdict == PLAN_NO_FIT)
+        snprintf(r->speed_note, sizeof r->speed_note, "the requested placement does not fit, so it has no speed");
+    else if (plan_speed_predict(rq->model, &r->hw, &r->mem, &r->params, e, plan_full_depth(&r->params), &r->speed,
+                                &serr) == FC_OK)
+        r->has_speed = true;
+    else
+        snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
     if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
-    if (r->has_speed && (rq->want & PLAN_WANT_CHOICE)) {
+    if (rq->want & PLAN_WANT_CHOICE) {
         r->choice = calloc(1, sizeof *r->choice);
         if (!r->choice) rc = fc_err_set(err, FC_ERUNTIME, "out of memory");
         else rc = plan_choose(r->choice, rq->model, &r->hw, &r->params, rq->min_tps, e, err);

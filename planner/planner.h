@@ -63,6 +63,8 @@ typedef struct plan_hw_entry {
     double gpu_share[PLAN_MAX_MEM_OPTIONS];   /* unified memory: share a GPU may use, per option; 0 = n/a */
     double bandwidth_gbs, fp16_tflops, bf16_tflops, fp32_tflops, int8_tops;
     char source[640], confidence[32], unverified[160];
+    double price_usd;                         /* launch list price, US dollars; 0 = none published */
+    char price_source[160];
 } plan_hw_entry;
 
 size_t plan_hwcat_count(void);
@@ -430,8 +432,23 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
 
 /* Quality loss of a llama.cpp file type relative to F16 (data/quality.csv):
- * perplexity increase in percent and KL divergence; -1 where not published. */
-int plan_quality(const char *ftype, double *ppl_pct, double *kld);
+ * perplexity increase in percent and KL divergence, -1 where not published;
+ * family names the models measured, and borrowed says they are not of the
+ * planned model's family (hp NULL: any family). FC_EINPUT if the type has
+ * no published figures. */
+typedef struct plan_quality_info {
+    double ppl_pct, kld;
+    char family[32];
+    bool borrowed;
+} plan_quality_info;
+int plan_quality(const model_hparams *hp, const char *ftype, plan_quality_info *q);
+
+/* The decode speed a recommendation must reach unless --min-tps says
+ * otherwise: about twice a fast reader's pace. People read 238 words a
+ * minute on average (Brysbaert 2019, J. Memory and Language 109:104047),
+ * about 5 tokens/s at 1.3 tokens a word; below 10 t/s a chat visibly
+ * stalls. --min-tps 0 turns the floor off. */
+#define PLAN_DEFAULT_MIN_TPS 10.0
 
 enum plan_where { PLAN_ON_GPU = 0, PLAN_ON_GPU_EXPS_CPU, PLAN_ON_SPLIT, PLAN_ON_CPU, PLAN_ON_NONE };
 const char *plan_where_name(int where);
@@ -443,6 +460,7 @@ int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memo
 
 #define PLAN_CHOICE_MAX 40
 #define PLAN_MIN_CTX 512           /* the recommendation never shrinks the context below this */
+#define PLAN_WHY_LEN 160
 
 typedef struct plan_choice_row {
     char quant[16];
@@ -454,21 +472,34 @@ typedef struct plan_choice_row {
     bool has_speed;                /* false: a device of the placement has no measured bandwidth */
     plan_speed_result speed;
     double ppl_pct, kld;           /* -1 = not published */
+    char quality_from[32];         /* the family the quality figures were measured on */
+    bool quality_borrowed;         /* ... which is not this model's */
+    bool native;                   /* the format the model is published in */
+    bool requant;                  /* re-quantized from a native format: never better, not chosen */
+    char why[PLAN_WHY_LEN];        /* one line: why this row is or is not the choice */
 } plan_choice_row;
 
 typedef struct plan_choice {
     plan_choice_row row[PLAN_CHOICE_MAX];
     int n_row;
-    int best;                      /* index of the recommendation, -1 if nothing fits */
+    int best;                      /* index of the recommendation, -1 if none */
+    int runner_up;                 /* the next best by the same objective, -1 if none */
+    int fastest;                   /* the fastest row that fits, -1 if none fits */
     uint32_t n_ctx;                /* the context the table was made for */
+    double min_tps;                /* the floor the choice used */
     char reason[256];
 } plan_choice;
 
 /* Every quantization of `model` on hw at p's context (shrunk by halves down
- * to PLAN_MIN_CTX when nothing fits); recommends the highest quality that
- * fits wholly in the fastest memory and reaches min_tps decode, else the
- * best split (layers across GPUs, each card's own VRAM; MoE experts on the
- * CPU), else the fastest that fits. */
+ * to PLAN_MIN_CTX while nothing fits). Each row is placed the fastest way it
+ * fits: all on the GPUs, experts of the fewest layers in RAM, the most
+ * layers the GPUs hold (each card its own VRAM), the CPU. The objective:
+ * the best quality whose decode (tg128, context full) reaches min_tps;
+ * quality losses under 0.1% perplexity count as equal and the faster wins.
+ * Decode is tg128 from an empty context, as llama-bench reports it.
+ * A model published in a native format (gpt-oss: MXFP4) is recommended in
+ * it, never re-quantized. Nothing reaching the floor is no recommendation:
+ * the reason names the fastest and its speed. Each row's why says why. */
 int plan_choose(plan_choice *c, const model_desc *model, const plan_hw *hw, const plan_params *p, double min_tps,
                 const plan_efficiency *e, fc_err *err);
 
@@ -547,6 +578,8 @@ void plan_result_free(plan_result *res);
 typedef struct plan_rank_row {
     char id[64];
     double mem_gib;
+    double price_usd;              /* launch price, 0 = none published */
+    bool below_floor;              /* fits, but decodes under the request's min_tps */
     int where;                     /* enum plan_where */
     plan_params params;            /* the placement found */
     plan_speed_result speed;       /* valid when where != PLAN_ON_NONE */
@@ -557,8 +590,10 @@ typedef struct plan_rank {
     size_t n;
 } plan_rank;
 
-/* rq->hw is ignored. Free with plan_rank_free. */
-int plan_rank_hardware(const plan_request *rq, plan_rank *out, fc_err *err);
+/* rq->hw is ignored. Ranked: devices reaching rq->min_tps first, by where the
+ * model fits, then decode speed; budget_usd > 0 keeps only devices whose
+ * launch price is published and within it. Free with plan_rank_free. */
+int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out, fc_err *err);
 void plan_rank_free(plan_rank *r);
 
 #endif

@@ -6,13 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Reaching the floor, then below it, then not fitting at all. */
+static int rank_tier(const plan_rank_row *r) { return r->where == PLAN_ON_NONE ? 2 : r->below_floor; }
+
 static int rank_cmp(const void *a, const void *b) {
     const plan_rank_row *x = a, *y = b;
+    if (rank_tier(x) != rank_tier(y)) return rank_tier(x) - rank_tier(y);
     if (x->where != y->where) return x->where - y->where;
     return (x->speed.tg128 < y->speed.tg128) - (x->speed.tg128 > y->speed.tg128);
 }
 
-int plan_rank_hardware(const plan_request *rq, plan_rank *out, fc_err *err) {
+int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out, fc_err *err) {
     memset(out, 0, sizeof *out);
     size_t n = plan_hwcat_count();
     out->row = calloc(n ? n : 1, sizeof *out->row);
@@ -25,8 +29,10 @@ int plan_rank_hardware(const plan_request *rq, plan_rank *out, fc_err *err) {
     for (size_t i = 0; !rc && i < n; i++) {
         plan_hw_entry ent;
         if ((rc = plan_hwcat_get(i, &ent, err)) || (rc = plan_hw_from_catalog(hw, ent.id, err))) break;
+        if (budget_usd > 0 && (ent.price_usd <= 0 || ent.price_usd > budget_usd)) continue;
         plan_rank_row *r = &out->row[out->n++];
         snprintf(r->id, sizeof r->id, "%s", ent.id);
+        r->price_usd = ent.price_usd;
         r->mem_gib = (double)(hw->n_gpu ? hw->gpu[0].mem_total : hw->host.mem_total) / FC_GIB;
         r->params = rq->params;
         r->where = plan_place(rq->model, hw, &r->params, m);
@@ -35,6 +41,7 @@ int plan_rank_hardware(const plan_request *rq, plan_rank *out, fc_err *err) {
         if (r->where != PLAN_ON_NONE &&
             plan_speed_predict(rq->model, hw, m, &r->params, e, plan_full_depth(&r->params), &r->speed, &serr))
             r->where = PLAN_ON_NONE;
+        r->below_floor = r->where != PLAN_ON_NONE && r->speed.tg128 < rq->min_tps;
     }
     if (!rc) qsort(out->row, out->n, sizeof *out->row, rank_cmp);
     free(hw);

@@ -42,6 +42,10 @@ static json_t *choice_json(const plan_result *r) {
         json_object_set_new(j, "speed", q->has_speed ? speed_json(&q->speed) : json_null());
         json_object_set_new(j, "ppl_increase_pct", q->ppl_pct >= 0 ? json_real(q->ppl_pct) : json_null());
         json_object_set_new(j, "kl_divergence", q->kld >= 0 ? json_real(q->kld) : json_null());
+        json_object_set_new(j, "quality_from", json_string(q->quality_from));
+        json_object_set_new(j, "quality_borrowed", json_boolean(q->quality_borrowed));
+        json_object_set_new(j, "native", json_boolean(q->native));
+        json_object_set_new(j, "why", json_string(q->why));
         json_array_append_new(rows, j);
     }
     return rows;
@@ -52,6 +56,8 @@ static json_t *recommendation_json(const plan_result *r) {
     json_t *rec = json_object();
     json_object_set_new(rec, "reason", json_string(c->reason));
     json_object_set_new(rec, "n_ctx", json_integer(c->n_ctx));
+    json_object_set_new(rec, "min_tps", json_real(c->min_tps));
+    json_object_set_new(rec, "runner_up", c->runner_up >= 0 ? json_string(c->row[c->runner_up].quant) : json_null());
     if (c->best >= 0) {
         json_object_set_new(rec, "quant", json_string(c->row[c->best].quant));
         json_object_set_new(rec, "file", json_string(r->rec_file));
@@ -111,7 +117,7 @@ json_t *rep_plan_json(const plan_result *r) {
     return root;
 }
 
-json_t *rep_rank_json(const plan_result *r, const plan_rank *rk) {
+json_t *rep_rank_json(const plan_result *r, const plan_rank *rk, double min_tps) {
     const model_ftype_info *ft = model_ftype_by_id(r->model->hp.file_type);
     json_t *arr = json_array();
     for (size_t i = 0; i < rk->n; i++) {
@@ -119,9 +125,11 @@ json_t *rep_rank_json(const plan_result *r, const plan_rank *rk) {
         json_t *j = json_pack("{s:s,s:f,s:s}", "device", x->id, "memory_gib", x->mem_gib, "fits",
                               plan_where_name(x->where));
         json_object_set_new(j, "n_gpu_layers", json_integer(plan_ngl_count(&x->params, &r->model->hp)));
+        json_object_set_new(j, "launch_price_usd", x->price_usd > 0 ? json_real(x->price_usd) : json_null());
+        json_object_set_new(j, "below_floor", json_boolean(x->below_floor));
         json_object_set_new(j, "speed", x->where == PLAN_ON_NONE ? json_null() : speed_json(&x->speed));
         json_array_append_new(arr, j);
     }
-    return json_pack("{s:s,s:s,s:i,s:o}", "model", r->model->source, "quant", ft ? ft->name : "?", "n_ctx",
-                     (json_int_t)r->params.n_ctx, "hardware", arr);
+    return json_pack("{s:s,s:s,s:i,s:f,s:o}", "model", r->model->source, "quant", ft ? ft->name : "?", "n_ctx",
+                     (json_int_t)r->params.n_ctx, "min_tps", min_tps, "hardware", arr);
 }

@@ -71,16 +71,23 @@ static void quant_row(FILE *out, const plan_choice *c, int i) {
     if (q->where == PLAN_ON_NONE) fprintf(out, "%9s %8s %9s", "-", "-", "-");
     else if (!q->has_speed) fprintf(out, "%9s %8s %9s", "?", "?", "?");
     else fprintf(out, "%9.0f %8.1f %9.1f", q->speed.pp512, q->speed.tg128, q->speed.tg_depth);
-    fprintf(out, " %8s %8s%s\n", ppl, kld, i == c->best ? "  <- recommended" : "");
+    fprintf(out, " %8s %8s  %s%s\n", ppl, kld, i == c->best ? "<- " : "", fc_safe(q->why));
 }
 
 static void choice_text(FILE *out, const plan_result *r) {
     const plan_choice *c = r->choice;
     fprintf(out, "\nevery quantization at context %u (speed as llama.cpp; quality: perplexity increase vs F16, "
                  "KL divergence)\n", c->n_ctx);
-    fprintf(out, "%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s\n", "quant", "file", "fits", "ngl", "pp512", "tg128",
-            "tg@ctx", "PPL +%", "KLD");
+    fprintf(out, "%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s  %s\n", "quant", "file", "fits", "ngl", "pp512", "tg128",
+            "tg@ctx", "PPL +%", "KLD", "why");
     for (int i = 0; i < c->n_row; i++) quant_row(out, c, i);
+    bool borrowed = false;
+    for (int i = 0; i < c->n_row; i++) borrowed |= c->row[i].quality_borrowed;
+    for (int i = 0; i < c->n_row && borrowed; i++)
+        if (c->row[i].quality_borrowed) {
+            fprintf(out, "quality figures borrowed from %s: none are published for this model\n", fc_safe(c->row[i].quality_from));
+            break;
+        }
     if (c->best < 0) {
         fprintf(out, "\nrecommended  nothing: %s\n", fc_safe(c->reason));
         return;
@@ -101,30 +108,37 @@ void rep_plan_text(FILE *out, const plan_result *r) {
     memory_text(out, r);
     if (!r->has_speed) {
         fprintf(out, "speed     not predicted: %s\n", fc_safe(r->speed_note));
-        return;
+    } else {
+        fprintf(out,
+                "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
+                r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
+        fprintf(out, "command   %s\n", fc_safe(r->llama_cmd));
     }
-    fprintf(out, "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
-            r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
-    fprintf(out, "command   %s\n", fc_safe(r->llama_cmd));
     if (r->choice) choice_text(out, r);
     if (r->n_sweep) sweep_text(out, r);
 }
 
-void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk) {
+void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double min_tps) {
     const model_ftype_info *ft = model_ftype_by_id(r->model->hp.file_type);
-    fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM)\n",
-            fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx);
-    fprintf(out, "%4s %-26s %8s  %-20s %5s %9s %8s %9s\n", "rank", "device", "memory", "fits", "ngl", "pp512", "tg128",
-            "tg@ctx");
+    fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM);\n"
+                 "devices decoding at least %g t/s first\n",
+            fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx, min_tps);
+    fprintf(out, "%4s %-26s %8s %7s  %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "fits", "ngl",
+            "pp512", "tg128", "tg@ctx", "t/s/k$");
     for (size_t i = 0; i < rk->n; i++) {
         const plan_rank_row *x = &rk->row[i];
-        char ngl[16] = "-";
+        char ngl[16] = "-", price[16] = "-", per[16] = "-";
         if (x->where == PLAN_ON_SPLIT) snprintf(ngl, sizeof ngl, "%d", x->params.n_gpu_layers);
-        fprintf(out, "%4zu %-26s %6.0f G  %-20s", i + 1, x->id, x->mem_gib, plan_where_name(x->where));
+        if (x->price_usd > 0) snprintf(price, sizeof price, "$%.0f", x->price_usd);
+        if (x->price_usd > 0 && x->where != PLAN_ON_NONE)
+            snprintf(per, sizeof per, "%.1f", x->speed.tg128 / (x->price_usd / 1000));
+        fprintf(out, "%4zu %-26s %6.0f G %7s  %-20s", i + 1, x->id, x->mem_gib, price, plan_where_name(x->where));
         if (x->where != PLAN_ON_NONE)
-            fprintf(out, " %5s %9.0f %8.1f %9.1f", ngl, x->speed.pp512, x->speed.tg128, x->speed.tg_depth);
+            fprintf(out, " %5s %9.0f %8.1f %9.1f %9s%s", ngl, x->speed.pp512, x->speed.tg128, x->speed.tg_depth, per,
+                    x->below_floor ? "  below the floor" : "");
         fputc('\n', out);
     }
+    fprintf(out, "prices: launch list prices in US dollars where published ('fitcheck hw --json' cites each)\n");
 }
 
 void rep_fits_head(FILE *out, const plan_result *r) {

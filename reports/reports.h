@@ -125,8 +125,8 @@ rep_table *rep_plan_table(const struct plan_result *r, fc_err *err);
 void rep_plan_text(FILE *out, const struct plan_result *r);
 json_t *rep_plan_json(const struct plan_result *r);
 /* --hw all: the catalog ranked for one model. */
-void rep_rank_text(FILE *out, const struct plan_result *r, const struct plan_rank *rk);
-json_t *rep_rank_json(const struct plan_result *r, const struct plan_rank *rk);
+void rep_rank_text(FILE *out, const struct plan_result *r, const struct plan_rank *rk, double min_tps);
+json_t *rep_rank_json(const struct plan_result *r, const struct plan_rank *rk, double min_tps);
 /* The bare `fitcheck` main job: one line per catalog model. */
 void rep_fits_head(FILE *out, const struct plan_result *first);
 void rep_fits_row(FILE *out, const char *name, double params_b, const struct plan_result *r);

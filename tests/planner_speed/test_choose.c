@@ -63,7 +63,7 @@ static void test_vram_per_card(void) {
     CHECK(q4 && q4->where != PLAN_ON_GPU);
     free(c);
     /* Two cards: Q4_K_M (39.6 GiB) fits across them, each card within its own 24 GB. */
-    c = choose("llama-3.1-70b", "rtx-4090,rtx-4090", 0, &hw);
+    c = choose("llama-3.1-70b", "rtx-4090,rtx-4090", PLAN_DEFAULT_MIN_TPS, &hw);
     q4 = row(c, "Q4_K_M");
     CHECK(q4 && q4->where == PLAN_ON_GPU && q4->n_gpu == 2 && q4->gpu_layers[0] > 0 && q4->gpu_layers[1] > 0);
     /* ...but Q8_0 (69.8 GiB) does not: two 24 GB cards are not one 48 GB pool. */
@@ -81,6 +81,9 @@ static void test_vram_per_card(void) {
     }
     char llama[2048], ollama[256];
     commands(c, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    /* At the default floor the split Q8_0-Q5_K_M (RAM-bound, < 10 t/s) lose
+     * to the best type on both cards. */
+    CHECK(c->best >= 0 && c->row[c->best].where == PLAN_ON_GPU);
     CHECK(strstr(llama, "-ts ") != NULL && strstr(llama, "-ngl 999") && strstr(ollama, "num_ctx 4096"));
     free(c);
 }
@@ -122,19 +125,62 @@ static void test_min_tps(void) {
     CHECK(c->best >= 0 && c->row[c->best].speed.tg128 >= 100);
     CHECK(c->best >= 0 && c->row[c->best].ppl_pct > 0.03);
     free(c);
+    /* Nothing reaches the floor: no recommendation, and the reason names
+     * the fastest that fits and its speed. */
     c = choose("llama-3.1-8b", "rtx-4090", 1e5, &hw);
-    CHECK(c->best >= 0 && strstr(c->reason, "nothing reaches"));
+    CHECK(c->best < 0 && c->fastest >= 0 && strstr(c->reason, "nothing decodes") &&
+          strstr(c->reason, c->row[c->fastest].quant));
+    free(c);
+}
+
+/* Issue 15: a 12 GB card and 64 GB of DDR5 with a 30 t/s floor. Q2_K fits the
+ * card alone (+68.7% perplexity); Q4_K_M with the experts of some layers in
+ * RAM decodes well above 30 t/s (3B active parameters: ~1.9 GB read per
+ * token, most of it from VRAM). The choice is the better quality, placed
+ * with --n-cpu-moe, not the one that fits wholly on the card. */
+static void test_moe_placement_in_choice(void) {
+    plan_hw hw;
+    plan_choice *c = choose("qwen3-30b-a3b", "rtx-3060-12gb,cpu-ddr5-6400-2ch:64", 30, &hw);
+    CHECK(c->best >= 0);
+    if (c->best >= 0) {
+        const plan_choice_row *b = &c->row[c->best];
+        CHECK_MSG(b->ppl_pct <= 4.83, "%s (+%.2f%%)", b->quant, b->ppl_pct);
+        CHECK_MSG(b->where == PLAN_ON_GPU_EXPS_CPU, "%s on %s", b->quant, plan_where_name(b->where));
+        CHECK(b->speed.tg128 >= 30);
+    }
+    /* Every row says why; the better-quality rows that miss the floor say by how much. */
+    for (int i = 0; i < c->n_row; i++) CHECK_MSG(c->row[i].why[0], "%s has no reason", c->row[i].quant);
+    free(c);
+}
+
+/* gpt-oss is released in MXFP4: that is the recommendation, not a larger
+ * re-quantization; its quality figures are not borrowed from Llama 3. */
+static void test_native_format(void) {
+    plan_hw hw;
+    plan_choice *c = choose("gpt-oss-20b", "rtx-4090", 10, &hw);
+    CHECK(c->best >= 0 && !strcmp(c->row[c->best].quant, "MXFP4_MOE") && c->row[c->best].native);
+    for (int i = 0; i < c->n_row; i++) {
+        const plan_choice_row *r = &c->row[i];
+        CHECK_MSG(r->native || (r->requant && strstr(r->why, "re-quantized")), "%s: %s", r->quant, r->why);
+        CHECK_MSG(r->native || r->quality_borrowed, "%s quality not marked borrowed", r->quant);
+    }
+    free(c);
+    /* A Llama 3 model uses its own family's figures. */
+    c = choose("llama-3.1-8b", "rtx-4090", 0, &hw);
+    for (int i = 0; i < c->n_row; i++) CHECK_MSG(!c->row[i].quality_borrowed, "%s", c->row[i].quant);
     free(c);
 }
 
 int main(void) {
-    double ppl, kld;
-    CHECK(plan_quality("Q4_K_M", &ppl, &kld) == FC_OK && ppl == 4.83 && kld == 0.0313);
-    CHECK(plan_quality("Q5_K_S", &ppl, &kld) == FC_OK && ppl == 1.89 && kld < 0);
-    CHECK(plan_quality("Q9_K", &ppl, &kld) == FC_EINPUT);
+    plan_quality_info q;
+    CHECK(plan_quality(NULL, "Q4_K_M", &q) == FC_OK && q.ppl_pct == 4.83 && q.kld == 0.0313);
+    CHECK(plan_quality(NULL, "Q5_K_S", &q) == FC_OK && q.ppl_pct == 1.89 && q.kld < 0);
+    CHECK(plan_quality(NULL, "Q9_K", &q) == FC_EINPUT);
     test_vram_beats_split();
     test_vram_per_card();
     test_moe_experts_to_ram();
     test_min_tps();
+    test_moe_placement_in_choice();
+    test_native_format();
     return check_done("choose");
 }

@@ -61,8 +61,11 @@ d = json.load(open(sys.argv[1]))
 hw = d["hardware"]
 assert len(hw) >= 40, len(hw)
 order = ["GPU", "GPU+experts in RAM", "split", "CPU", "does not fit"]
-ranks = [order.index(h["fits"]) for h in hw]
-assert ranks == sorted(ranks), "not ranked by fit"
+# devices reaching the speed floor first, then those below it, then those it does not fit
+tier = lambda h: 2 if h["fits"] == "does not fit" else int(h["below_floor"])
+ranks = [(tier(h), order.index(h["fits"])) for h in hw]
+assert ranks == sorted(ranks), "not ranked by floor, then fit"
+assert all(h["speed"]["tg128_tps"] >= d["min_tps"] for h in hw if tier(h) == 0), "a device below the floor ranked above it"
 gpu = [h for h in hw if h["fits"] == "GPU"]
 assert all(a["speed"]["tg128_tps"] >= b["speed"]["tg128_tps"] for a, b in zip(gpu, gpu[1:])), "not ranked by speed"
 assert not any(h["device"] == "rtx-4090" for h in gpu), "a 24 GB card cannot hold 70B Q4_K_M"
