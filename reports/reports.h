@@ -109,7 +109,7 @@ const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "
  * renamed, removed or changes meaning, never for an added field. */
 #define REP_SCHEMA_BENCH "fitcheck.bench/1"
 #define REP_SCHEMA_PROBE "fitcheck.probe/1"
-#define REP_SCHEMA_PLAN "fitcheck.plan/1"
+#define REP_SCHEMA_PLAN "fitcheck.plan/2"
 
 /* ---- the machine and the plan as tables -------------------------------------
  * For -o md|csv|json|jsonl on probe and plan (docs/schema-probe.md,
