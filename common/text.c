@@ -61,6 +61,17 @@ static size_t utf8_decode(const unsigned char *p, uint32_t *cp) {
     return n;
 }
 
+/* "\x1b" (kind 'x', 2 digits) or "\u202e" ('u', 4) into rep: by hand, since
+ * a hostile name is mostly escapes and snprintf per character was the cost. */
+static size_t escape_hex(char *rep, char kind, uint32_t cp, int digits) {
+    static const char hex[] = "0123456789abcdef";
+    rep[0] = '\\';
+    rep[1] = kind;
+    for (int i = 0; i < digits; i++) rep[2 + i] = hex[(cp >> (4 * (digits - 1 - i))) & 0xF];
+    rep[2 + digits] = '\0';
+    return (size_t)(2 + digits);
+}
+
 size_t fc_text_next(const char *src, char rep[FC_TEXT_REP_MAX], size_t *len) {
     const unsigned char *p = (const unsigned char *)src;
     uint32_t cp;
@@ -71,9 +82,8 @@ size_t fc_text_next(const char *src, char rep[FC_TEXT_REP_MAX], size_t *len) {
         return sizeof REPLACEMENT - 1;
     }
     *len = n;
-    if (cp < 0x20 || cp == 0x7F) return (size_t)snprintf(rep, FC_TEXT_REP_MAX, "\\x%02x", (unsigned)cp);
-    if ((cp >= 0x80 && cp <= 0x9F) || cp_invisible_control(cp))
-        return (size_t)snprintf(rep, FC_TEXT_REP_MAX, "\\u%04x", (unsigned)cp);
+    if (cp < 0x20 || cp == 0x7F) return escape_hex(rep, 'x', cp, 2);
+    if ((cp >= 0x80 && cp <= 0x9F) || cp_invisible_control(cp)) return escape_hex(rep, 'u', cp, 4);
     memcpy(rep, src, n);
     rep[n] = '\0';
     return n;
