@@ -9,6 +9,11 @@
 #                                       ~/.cache/fitcheck/llama.cpp, or built there
 #                                       from the llama-cpp-python sdist: slow)
 #   QUANTS="Q4_0 Q8_0"                  limit the types
+#   ISAS="avx512 avx2 scalar"            fitcheck's instruction sets, side by side
+#                                       (FITCHECK_ISA; default: avx2 and the best)
+#   LLAMA_ARGS="--repack 0"             extra llama-bench arguments (the GGML_NATIVE
+#                                       build here enables AMX, whose repacked
+#                                       prefill dies with SIGILL on the dev VM)
 # Benchmarks hold /tmp/fitcheck-bench.lock so two never run at once. llama.cpp
 # is only for this comparison: nothing in fitcheck's build or tests needs it.
 set -euo pipefail
@@ -48,7 +53,10 @@ lb=$(find_llama_bench)
 # avg_ts of the first result line of a jsonl output
 ts() { python3 -c 'import json,sys; print("%.2f" % json.loads(sys.stdin.readline())["avg_ts"])'; }
 
-printf "%-7s %-6s %10s %10s %8s %10s %9s\n" type test fitcheck llama.cpp ratio reference vs_ref
+# the engine's AVX-512 path needs VNNI (engine/quant.c eng_isa_best)
+best=$(grep -qw avx512_vnni /proc/cpuinfo && echo avx512 || echo avx2)
+isas=${ISAS:-$([ "$best" = avx2 ] && echo avx2 || echo "$best avx2")}
+printf "%-7s %-6s %-7s %10s %10s %8s %10s %9s\n" type test isa fitcheck llama.cpp ratio reference vs_ref
 for q in ${QUANTS:-Q4_0 Q4_K_M Q8_0 F16}; do
     f=$models/tinyllama-$q.gguf
     [ -f "$f" ] || "$fitcheck" gen --like tinyllama-1.1b --quant "$q" -o "$f" >&2
@@ -56,13 +64,18 @@ for q in ${QUANTS:-Q4_0 Q4_K_M Q8_0 F16}; do
         n=${test#??}
         if [ "${test:0:2}" = tg ]; then fa=(-p 0 -n "$n"); la=(-p 0 -n "$n"); ref=${ref_tg[$q]}
         else fa=(-p "$n" -n 0); la=(-p "$n" -n 0); ref=${ref_pp[$q]}; fi
-        ours=$(flock /tmp/fitcheck-bench.lock "$fitcheck" run "$f" --bench "${fa[@]}" -t "$threads" -r "$reps" -o jsonl 2>/dev/null | ts)
-        theirs=$(flock /tmp/fitcheck-bench.lock "$lb" -m "$f" "${la[@]}" -t "$threads" -r "$reps" -o jsonl 2>/dev/null | ts)
-        python3 - "$q" "$test" "$ours" "$theirs" "$ref" <<'PY'
+        for isa in $isas; do
+            ours=$(FITCHECK_ISA=$isa flock /tmp/fitcheck-bench.lock "$fitcheck" run "$f" --bench "${fa[@]}" -t "$threads" \
+                   -r "$reps" -o jsonl 2>/dev/null | ts)
+            # shellcheck disable=SC2086
+            theirs=$(flock /tmp/fitcheck-bench.lock "$lb" -m "$f" "${la[@]}" -t "$threads" -r "$reps" ${LLAMA_ARGS:-} \
+                     -o jsonl 2>/dev/null | ts)
+            python3 - "$q" "$test" "$isa" "$ours" "$theirs" "$ref" <<'PY'
 import sys
-q, test, ours, theirs, ref = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
-print("%-7s %-6s %10.2f %10.2f %7.2fx %10.1f %8.2fx" % (q, test, ours, theirs, ours / theirs, ref, ours / ref))
+q, test, isa, ours, theirs, ref = sys.argv[1], sys.argv[2], sys.argv[3], *map(float, sys.argv[4:])
+print("%-7s %-6s %-7s %10.2f %10.2f %7.2fx %10.1f %8.2fx" % (q, test, isa, ours, theirs, ours / theirs, ref, ours / ref))
 PY
+        done
     done
 done
-echo "(ratio = fitcheck / llama.cpp here and now; vs_ref = fitcheck / the reference figure; targets: tg >= 1.2x, pp >= 1.0x)"
+echo "(ratio = fitcheck / llama.cpp here and now, each fitcheck run right next to its llama.cpp run; vs_ref = fitcheck / the reference figure; targets: tg >= 1.2x, pp >= 1.0x)"
