@@ -19,8 +19,6 @@
 
 /* At most this many matrices share one parallel section (Q, K, V). */
 #define MM_MAX_JOBS 3
-/* MoE: experts a token may use (llama.cpp allows up to this many too). */
-#define ENG_MAX_EXPERTS_USED 64
 
 /* ---- small per-token steps --------------------------------------------------- */
 
@@ -305,8 +303,12 @@ static void ffn_dense(eng_ctx *c, const eng_layer *L, int nt) {
     matmul(c, c->hb, nt, &d, 1);
 }
 
-/* Mixture of experts, token by token: softmax over the router's logits, the
- * top n_expert_used, weights renormalised to sum 1, weighted sum of experts. */
+/* Mixture of experts: per token, softmax over the router's logits, the top
+ * n_expert_used, their weights renormalised to sum 1; then expert by expert,
+ * the tokens routed to it gathered into one batch, so a prefill multiplies
+ * each expert's matrices once for all its tokens (the GEMM) instead of once
+ * per token, and a decode step runs only the chosen experts. Each token's
+ * output is the weighted sum of its experts' outputs. */
 static void ffn_moe(eng_ctx *c, const eng_layer *L, int nt) {
     const model_hparams *hp = &c->m->hp;
     uint32_t n_embd = hp->n_embd, ne = hp->n_expert, k = hp->n_expert_used;
@@ -315,32 +317,48 @@ static void ffn_moe(eng_ctx *c, const eng_layer *L, int nt) {
     mm_job r = {&L->gate_inp, 0, c->router};
     matmul(c, c->xb, nt, &r, 1);
     for (int t = 0; t < nt; t++) {
-        float *p = c->router + (size_t)t * ne, mx = -INFINITY, sum = 0.0f;
+        float *p = c->router + (size_t)t * ne, mx = -INFINITY, sum = 0.0f, wsum = 0.0f;
+        uint32_t *sel = c->moe_sel + (size_t)t * k;
+        float *w = c->moe_w + (size_t)t * k;
         for (uint32_t e = 0; e < ne; e++) mx = fmaxf(mx, p[e]);
         for (uint32_t e = 0; e < ne; e++) sum += p[e] = expf(p[e] - mx);
-        uint32_t sel[ENG_MAX_EXPERTS_USED];
-        float wsel[ENG_MAX_EXPERTS_USED], wsum = 0.0f;
-        for (uint32_t i = 0; i < k && i < ENG_MAX_EXPERTS_USED; i++) {
+        for (uint32_t i = 0; i < k; i++) {
             uint32_t best = 0;
             for (uint32_t e = 1; e < ne; e++)
                 if (p[e] > p[best]) best = e;
             sel[i] = best;
-            wsum += wsel[i] = p[best] / sum;
+            wsum += w[i] = p[best] / sum;
             p[best] = -1.0f; /* probabilities are >= 0: never picked again */
         }
-        float *xt = c->xb + (size_t)t * n_embd, *out = c->tmp + (size_t)t * n_embd;
-        memset(out, 0, n_embd * sizeof(float));
-        for (uint32_t i = 0; i < k && i < ENG_MAX_EXPERTS_USED; i++) {
-            act_quantize(c, xt, 1, n_embd);
-            mm_job gu[2] = {{&L->gate_exps, sel[i], c->hb}, {&L->up_exps, sel[i], c->hb2}};
-            matmul(c, xt, 1, gu, 2);
-            glu_task g = {c->hb, c->hb2, ff, c->m->arch->gelu};
-            glu_worker(&g, 0, 1);
-            act_quantize(c, c->hb, 1, ff);
-            mm_job d = {&L->down_exps, sel[i], c->xb2};
-            matmul(c, c->hb, 1, &d, 1);
-            float w = wsel[i] / wsum;
-            for (uint32_t j = 0; j < n_embd; j++) out[j] += w * c->xb2[j];
+        for (uint32_t i = 0; i < k; i++) w[i] /= wsum;
+    }
+    memset(c->tmp, 0, (size_t)nt * n_embd * sizeof(float));
+    for (uint32_t e = 0; e < ne; e++) {
+        /* gather the tokens routed to expert e (row j of moe_in is token moe_tok[j]) */
+        int m = 0;
+        for (int t = 0; t < nt; t++)
+            for (uint32_t i = 0; i < k; i++)
+                if (c->moe_sel[(size_t)t * k + i] == e) {
+                    memcpy(c->moe_in + (size_t)m * n_embd, c->xb + (size_t)t * n_embd, n_embd * sizeof(float));
+                    c->moe_tok[m++] = (uint32_t)t;
+                    break;
+                }
+        if (!m) continue;
+        act_quantize(c, c->moe_in, m, n_embd);
+        mm_job gu[2] = {{&L->gate_exps, e, c->hb}, {&L->up_exps, e, c->hb2}};
+        matmul(c, c->moe_in, m, gu, 2);
+        glu_task g = {c->hb, c->hb2, ff * m, c->m->arch->gelu};
+        if (m == 1) glu_worker(&g, 0, 1);
+        else eng_pool_run(c->pool, glu_worker, &g);
+        act_quantize(c, c->hb, m, ff);
+        mm_job d = {&L->down_exps, e, c->moe_out};
+        matmul(c, c->hb, m, &d, 1);
+        for (int j = 0; j < m; j++) {
+            uint32_t t = c->moe_tok[j], i = 0;
+            while (c->moe_sel[(size_t)t * k + i] != e) i++;
+            float w = c->moe_w[(size_t)t * k + i], *out = c->tmp + (size_t)t * n_embd;
+            const float *y = c->moe_out + (size_t)j * n_embd;
+            for (uint32_t x = 0; x < n_embd; x++) out[x] += w * y[x];
         }
     }
 }

@@ -97,6 +97,11 @@ struct eng_ctx {
     float *att;                    /* attention scores, n_ctx per thread */
     float *rope_cs;                /* [token][2 bases][n_rot/2][cos, sin] */
     float *router;                 /* [token][n_expert] */
+    /* MoE: each token's chosen experts and weights ([token][n_expert_used]),
+     * and the tokens routed to one expert (moe_tok[j]) with their rows
+     * gathered (moe_in, moe_out: [j][n_embd]) */
+    uint32_t *moe_sel, *moe_tok;
+    float *moe_w, *moe_in, *moe_out;
     float *logits;
 };
 

@@ -59,19 +59,21 @@ static int kv_check(int type, uint32_t head_dim, const char *which, fc_err *err)
 /* Float elements of every activation buffer for one token, in the order they
  * are carved out of one allocation in eng_ctx_new. */
 typedef struct buf_plan {
-    size_t x, xb, xb2, q, kk, vv, hb, hb2, tmp, router;
+    size_t x, xb, xb2, q, kk, vv, hb, hb2, tmp, router, moe_in, moe_out, moe_w, moe_sel, moe_tok;
 } buf_plan;
 
 static buf_plan plan_bufs(const eng_model *m) {
     const model_hparams *hp = &m->hp;
     size_t wide = m->q_dim > hp->n_embd ? m->q_dim : hp->n_embd;
     if ((size_t)hp->n_head * hp->head_dim_v > wide) wide = (size_t)hp->n_head * hp->head_dim_v;
+    size_t moe = hp->n_expert ? hp->n_embd : 0, used = hp->n_expert ? hp->n_expert_used : 0;
     return (buf_plan){hp->n_embd, wide, wide, m->q_dim, m->kv_dim_max, m->kv_dim_max,
-                      m->ff_max, m->ff_max, hp->n_embd, hp->n_expert};
+                      m->ff_max, m->ff_max, hp->n_embd, hp->n_expert, moe, moe, used, used, hp->n_expert ? 1 : 0};
 }
 
 static size_t per_token_floats(const buf_plan *b) {
-    return b->x + b->xb + b->xb2 + b->q + b->kk + b->vv + b->hb + b->hb2 + b->tmp + b->router;
+    return b->x + b->xb + b->xb2 + b->q + b->kk + b->vv + b->hb + b->hb2 + b->tmp + b->router + b->moe_in + b->moe_out +
+           b->moe_w + b->moe_sel + b->moe_tok;
 }
 
 static size_t actq_bytes(const eng_model *m, uint32_t ub) {
@@ -126,7 +128,11 @@ int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err)
     float *cur = all;
 #define CARVE(f) (c->f = cur, cur += ub * b.f)
     CARVE(x); CARVE(xb); CARVE(xb2); CARVE(q); CARVE(kk); CARVE(vv); CARVE(hb); CARVE(hb2); CARVE(tmp); CARVE(router);
+    CARVE(moe_in); CARVE(moe_out); CARVE(moe_w);
 #undef CARVE
+    /* 4-byte slots of the same allocation, only ever used as indices */
+    c->moe_sel = (uint32_t *)cur;
+    c->moe_tok = c->moe_sel + ub * b.moe_sel;
     rc = eng_pool_new(&c->pool, (int)p.n_threads, err);
     if (rc) {
         eng_ctx_free(c);
