@@ -18,8 +18,8 @@
 #define BW_REPS_FULL 15     /* timed repetitions per all-core figure */
 #define BW_REPS_QUICK 8
 /* A same-minute probe sits beside every benchmark test, twice: fewer
- * repetitions (1 GB each) keep it to about 0.1 s at DRAM speed. */
-#define BW_REPS_NOW 4
+ * repetitions (of 512 MiB, run.c) keep it under 0.1 s at DRAM speed. */
+#define BW_REPS_NOW 3
 #define BW_REPS_SCALING 7
 #define BW_REPS_SWEEP 5
 #define BW_MAX_REPS 32

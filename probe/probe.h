@@ -169,13 +169,13 @@ int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
 void probe_gpus_print(const probe_profile *p, FILE *out);
 
 /* DRAM read bandwidth now, measured as the profile's read_gbs is (the same
- * kernel over the same working set, best of a few repetitions), on n_threads
+ * kernel, best of a few repetitions, over a DRAM-sized working set), on n_threads
  * threads pinned one per core (0: as many as probe_run uses): short probes
  * to check a measurement against in the same minute (`fitcheck run --bench`
  * runs one before and after each test), since a VM's bandwidth can swing by
  * half between minutes. Open allocates and touches the working set once
- * (about 1 GB, held until close); each read then takes a fraction of a
- * second. */
+ * (512 MiB or 4x the last-level cache, held until close); each read then
+ * takes a fraction of a second. */
 typedef struct probe_bw probe_bw;
 int probe_bw_open(probe_bw **out, int n_threads, fc_err *err);
 double probe_bw_read(probe_bw *b); /* GB/s */
