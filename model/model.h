@@ -3,8 +3,8 @@
  * - the ggml tensor-type table (one row per type: name, block size, block bytes);
  * - a GGUF reader that maps the file and validates every count, length and offset
  *   against the file size before use (GGUF files come from strangers);
- * - architecture hyperparameters, read from GGUF metadata (and, in hparams_*.c,
- *   from config.json and the built-in catalog);
+ * - architecture hyperparameters, read from GGUF metadata (hparams.c), from a
+ *   Hugging Face config.json (config_json.c) or the built-in catalog (catalog.c);
  * - a model description: hyperparameters plus a tensor table, exact for a GGUF
  *   file, emulated for a model that has not been downloaded yet.
  */

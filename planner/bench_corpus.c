@@ -45,7 +45,7 @@ int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
         return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK
                                                 : fc_err_set(err, FC_EINPUT, "device '%s' has no bandwidth or TFLOPS", id);
     }
-    const char *cur = plan_speed_data("bench_devices.csv");
+    const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
     char line[CORPUS_LINE_MAX];
     int got;

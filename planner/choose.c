@@ -35,7 +35,7 @@ static bool same_family(const model_hparams *hp, const char *family) {
 int plan_quality(const model_hparams *hp, const char *ftype, plan_quality_info *q) {
     memset(q, 0, sizeof *q);
     q->ppl_pct = q->kld = -1;
-    const char *cur = plan_speed_data("quality.csv");
+    const char *cur = plan_data_file("quality.csv");
     char line[QUALITY_LINE_MAX];
     bool header = false;
     int got, found = 0;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-extern const fc_embed_file plan_speed_files[]; /* data/efficiency.csv, data/quality.csv */
-extern const size_t plan_speed_files_count;
+extern const fc_embed_file plan_data_files[]; /* data/efficiency.csv, data/quality.csv */
+extern const size_t plan_data_files_count;
 
 #define EFF_LINE_MAX 1024
 #define EFF_FIELDS 6
@@ -39,9 +39,9 @@ int plan_engine_from_name(const char *s) { return name_index(engine_names, PLAN_
 const char *plan_eff_scalar_name(int p) { return p >= 0 && p < PLAN_EFF_SCALAR_COUNT ? scalar_names[p] : "?"; }
 const char *plan_eff_typed_name(int p) { return p >= 0 && p < PLAN_EFF_TYPED_COUNT ? typed_names[p] : "?"; }
 
-const char *plan_speed_data(const char *name) {
-    for (size_t i = 0; i < plan_speed_files_count; i++)
-        if (!strcmp(plan_speed_files[i].name, name)) return (const char *)plan_speed_files[i].data;
+const char *plan_data_file(const char *name) {
+    for (size_t i = 0; i < plan_data_files_count; i++)
+        if (!strcmp(plan_data_files[i].name, name)) return (const char *)plan_data_files[i].data;
     return NULL;
 }
 
@@ -125,7 +125,7 @@ int plan_efficiency_parse_csv(plan_efficiency *e, const char *text, const char *
 
 int plan_efficiency_builtin(plan_efficiency *e, fc_err *err) {
     memset(e, 0, sizeof *e);
-    const char *csv = plan_speed_data("efficiency.csv");
+    const char *csv = plan_data_file("efficiency.csv");
     if (!csv) return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv is not built in");
     int rc = plan_efficiency_parse_csv(e, csv, "data/efficiency.csv", err);
     if (rc) return rc;
@@ -149,7 +149,7 @@ int plan_efficiency_builtin(plan_efficiency *e, fc_err *err) {
 int plan_efficiency_prior(plan_efficiency *e, fc_err *err) {
     int rc = plan_efficiency_builtin(e, err);
     if (rc) return rc;
-    const char *csv = plan_speed_data("efficiency_prior.csv");
+    const char *csv = plan_data_file("efficiency_prior.csv");
     if (!csv) return fc_err_set(err, FC_ERUNTIME, "data/efficiency_prior.csv is not built in");
     /* llama.cpp's GPU sets start over: no per-type row survives from the fitted table */
     for (int be = 0; be < PLAN_BACKEND_COUNT; be++)

@@ -178,7 +178,7 @@ int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, 
  * per backend, engine and tensor type (data/efficiency.csv, with sources), and
  * `fitcheck calibrate` refits them from measurements. */
 
-#define PLAN_SPEED_MAX_DEVS 17          /* PROBE_MAX_GPUS + the CPU */
+#define PLAN_SPEED_MAX_DEVS (PROBE_MAX_GPUS + 1) /* the GPUs and the CPU */
 #define PLAN_UPLOAD_MIN_BATCH 32        /* llama.cpp offloads host-weight matmuls from this batch size */
 #define PLAN_DEFAULT_CPU_GFLOPS 50.0    /* per thread, when nothing was measured */
 
@@ -227,8 +227,8 @@ typedef struct plan_efficiency {
  * line split at commas into at most max fields (the last keeps the rest). */
 int plan_csv_line(const char **cursor, char *line, size_t cap);
 int plan_csv_fields(char *line, char **f, int max);
-/* A data file built into the binary ("efficiency.csv", "quality.csv"), NUL-terminated. */
-const char *plan_speed_data(const char *name);
+/* A data file of data/ built into the binary ("efficiency.csv", "quality.csv", ...), NUL-terminated; NULL if absent. */
+const char *plan_data_file(const char *name);
 const char *plan_eff_scalar_name(int p);
 const char *plan_eff_typed_name(int p);
 /* The built-in constants (data/efficiency.csv compiled in). */
