@@ -171,7 +171,7 @@ static int peer_probe(const char *peer, const char *out, bool json) {
     if (!rc && json) rc = print_profile(p, true, NULL);
     else if (!rc) {
         print_link(&link);
-        printf("profile     saved to %s\n", out);
+        printf("profile     saved to %s\n", fc_safe(out));
     }
     free(p);
     return rc ? cli_report_error("probe", &err) : 0;
