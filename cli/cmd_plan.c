@@ -32,6 +32,10 @@ typedef struct plan_args {
     bool json;
     bool table;              /* -o FORMAT: the per-device table in that format */
     enum rep_format fmt;
+    bool set_backend;        /* --backend */
+    int backend;
+    plan_bench_test bench[PLAN_BENCH_MAX]; /* --bench */
+    int n_bench;
 } plan_args;
 
 static void plan_usage(FILE *out) {
@@ -60,6 +64,12 @@ static void plan_usage(FILE *out) {
             "  --min-tps X      the recommendation must decode at least X tokens/s (default %g, about\n"
             "                   twice reading speed; 0 = no floor)\n"
             "  --ctx-sweep      predicted pp512 / tg128 against context depth\n"
+            "  --backend B      llama.cpp backend the GPUs run: cuda, rocm, vulkan, metal, sycl, or cpu\n"
+            "                   (no layers on GPUs); default: each device's own (the catalog's)\n"
+            "  --bench LIST     predict llama-bench tests and print them as llama-bench does (its\n"
+            "                   Markdown table; -o json|jsonl|csv: its fields): pp512 (-p 512), tg128\n"
+            "                   (-n 128), pp512+tg128 (-pg 512,128), each optionally @dDEPTH (-d), e.g.\n"
+            "                   \"pp512,tg128,pp2048@d32768,tg32@d4096\"\n"
             "  --json           machine-readable output\n"
             "  -o md|csv|json|jsonl  the per-device table in that format (docs/schema-plan.md)\n",
             PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH, PLAN_DEFAULT_MIN_TPS);
@@ -103,6 +113,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
         {"min-tps", required_argument, 0, 'm'}, {"ctx-sweep", no_argument, 0, 's'},
         {"output", required_argument, 0, 'o'}, {"budget", required_argument, 0, 'B'},
+        {"backend", required_argument, 0, 'A'}, {"bench", required_argument, 0, 'b'},
         {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
@@ -171,6 +182,18 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
             p->n_cpu_moe = (uint32_t)v;
             break;
         case 'j': rq->json = true; break;
+        case 'A':
+            rq->backend = plan_backend_from_name(optarg);
+            if (rq->backend < 0)
+                return cli_usage_error("plan", "--backend: '%s' is not cuda, rocm, vulkan, metal, sycl or cpu", optarg);
+            rq->set_backend = true;
+            break;
+        case 'b': {
+            fc_err berr = {0};
+            if (plan_bench_list_parse(optarg, rq->bench, PLAN_BENCH_MAX, &rq->n_bench, &berr))
+                return cli_usage_error("plan", "%s", berr.msg);
+            break;
+        }
         case 'o':
             if (!rep_format_is_table(optarg, &rq->fmt)) return cli_usage_error("plan", "-o: say md, csv, json or jsonl");
             rq->table = true;
@@ -186,6 +209,8 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
 }
 
 static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
+    if (a->n_bench > 0) /* llama-bench's own formats: md unless -o says otherwise; --json is -o json */
+        return rep_plan_bench_write(r, stdout, a->table ? a->fmt : a->json ? REP_FMT_JSON : REP_FMT_MD, err);
     if (a->table) {
         rep_table *t = rep_plan_table(r, err);
         int rc = t ? rep_table_write(t, stdout, a->fmt, err) : err->status;
@@ -209,7 +234,8 @@ int cli_plan(int argc, char **argv) {
     rc = hw && r ? FC_OK : fc_err_set(&err, FC_ERUNTIME, "out of memory");
     if (!rc && !a.hw_all) rc = plan_hw_resolve(hw, a.hw, &err);
     plan_request rq = {.model = &model, .model_spec = a.model, .quant = a.quant, .hw = hw, .params = a.params,
-                       .min_tps = a.min_tps, .want = PLAN_WANT_CHOICE | (a.ctx_sweep ? PLAN_WANT_SWEEP : 0)};
+                       .min_tps = a.min_tps, .want = PLAN_WANT_CHOICE | (a.ctx_sweep ? PLAN_WANT_SWEEP : 0),
+                       .set_backend = a.set_backend, .backend = a.backend, .bench = a.bench, .n_bench = a.n_bench};
     if (!rc && a.hw_all) {
         plan_rank rk;
         /* The rank's header names the model and settings: a result without hardware. */

@@ -16,7 +16,6 @@
 
 #define CORPUS_LINE_MAX 1024
 #define CORPUS_FIELDS 18
-#define CORPUS_MAX_TOKENS 1000000   /* prompt/gen/depth beyond any published run */
 #define CORPUS_MAX_TPS 1e7
 #define CORPUS_MAX_UBATCH 65536
 #define DEVICES_FIELDS 5
@@ -97,48 +96,6 @@ void plan_corpus_family(const char *id, char *out, size_t cap) {
     snprintf(out, cap, "%s", id);
 }
 
-/* "pp512", "tg128", "pp512@d4096", "pp4096+tg128" -> prompt, gen, depth. */
-int plan_corpus_test(const char *s, int *n_prompt, int *n_gen, int *n_depth) {
-    *n_prompt = *n_gen = *n_depth = 0;
-    const char *p = s;
-    int got = 0;
-    bool more = false; /* a '+' promises a second part */
-    for (int part = 0; part < 2; part++) {
-        if (strncmp(p, "pp", 2) && strncmp(p, "tg", 2)) {
-            if (more) return FC_EINPUT;
-            break;
-        }
-        more = false;
-        char kind = p[0];
-        char *end;
-        long v = strtol(p + 2, &end, 10);
-        if (end == p + 2 || v < 1 || v > CORPUS_MAX_TOKENS) return FC_EINPUT;
-        if (kind == 'p') {
-            if (*n_prompt || *n_gen) return FC_EINPUT; /* pp comes first, once */
-            *n_prompt = (int)v;
-        } else {
-            if (*n_gen) return FC_EINPUT;
-            *n_gen = (int)v;
-        }
-        got++;
-        p = end;
-        if (*p != '+') break;
-        p++;
-        more = true;
-    }
-    if (more) return FC_EINPUT;
-    if (!got) return FC_EINPUT;
-    if (*p == '@') {
-        if (p[1] != 'd') return FC_EINPUT;
-        char *end;
-        long v = strtol(p + 2, &end, 10);
-        if (end == p + 2 || v < 0 || v > CORPUS_MAX_TOKENS) return FC_EINPUT;
-        *n_depth = (int)v;
-        p = end;
-    }
-    return *p ? FC_EINPUT : FC_OK;
-}
-
 /* One model + quantization, emulated once and reused by the rows after it. */
 typedef struct corpus_model {
     char model[64], quant[24];
@@ -164,8 +121,8 @@ static int corpus_model_get(corpus_model *cm, const char *model, const char *qua
 static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *where, fc_err *err) {
     int be = plan_backend_from_name(f[C_BACKEND]);
     if (be < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown backend '%s'", where, f[C_BACKEND]);
-    int n_prompt, n_gen, n_depth;
-    if (plan_corpus_test(f[C_TEST], &n_prompt, &n_gen, &n_depth))
+    plan_bench_test bt;
+    if (plan_bench_test_parse(f[C_TEST], &bt))
         return fc_err_set(err, FC_EINPUT, "%s: test '%s' is not a llama-bench test (pp512, tg128, pp512@d4096, pp4096+tg128)",
                           where, f[C_TEST]);
     double tps, ub = PLAN_DEFAULT_UBATCH;
@@ -181,9 +138,9 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     if ((rc = plan_meas_push(s, &m, err))) return rc;
     m->backend = be;
     m->engine = PLAN_ENG_LLAMACPP;
-    m->n_prompt = n_prompt;
-    m->n_gen = n_gen;
-    m->n_depth = n_depth;
+    m->n_prompt = bt.n_prompt;
+    m->n_gen = bt.n_gen;
+    m->n_depth = bt.n_depth;
     m->tps = tps;
     snprintf(m->label, sizeof m->label, "%.24s %.20s %.10s %.24s", f[C_DEVICE], f[C_MODEL], f[C_QUANT], f[C_TEST]);
     snprintf(m->device, sizeof m->device, "%s", f[C_DEVICE]);

@@ -29,14 +29,8 @@ void plan_meas_set_free(plan_meas_set *s) {
 }
 
 double plan_meas_predict(const plan_meas *m, const plan_efficiency *e) {
-    double pp = m->n_prompt > 0 ? plan_speed_pp_tps(&m->setup, e, m->n_prompt, m->n_depth) : 0;
-    double tg = m->n_gen > 0 ? plan_speed_tg_tps(&m->setup, e, m->n_gen, m->n_depth + m->n_prompt) : 0;
-    if (m->n_gen > 0 && m->n_prompt > 0) {
-        /* llama-bench -pg: the prompt, then n_gen tokens after it */
-        if (!(pp > 0) || !(tg > 0)) return 0;
-        return (m->n_prompt + m->n_gen) / (m->n_prompt / pp + m->n_gen / tg);
-    }
-    return m->n_gen > 0 ? tg : pp;
+    plan_bench_test t = {m->n_prompt, m->n_gen, m->n_depth};
+    return plan_bench_predict(&m->setup, e, &t);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -118,6 +112,13 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                 double el = l->elems[t] + (l->out_type == t ? l->out_elems : 0);
                 if (!(el >= FIT_TYPE_MIN_SHARE * total)) continue;
                 for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
+                    /* A GPU's decode kernels get one rate per backend: per-type rates fitted to a few rows
+                     * each made files with fewer bytes decode slower than bigger ones of the same kernel
+                     * family (tests/planner_speed/test_physics.c), which no GPU does. */
+                    if (k == PLAN_EFF_DEC_RATE && be != PLAN_CPU) {
+                        add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, INFINITY);
+                        continue;
+                    }
                     if (!(f->typed[k][t] > 0)) f->typed[k][t] = f->typed_default[k];
                     add_param(p, &np, &f->typed[k][t], NULL, FIT_PRIOR_WEIGHT, INFINITY);
                 }

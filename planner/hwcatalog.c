@@ -69,6 +69,7 @@ int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err) {
     hw_str(o, "unverified_fields", e->unverified, sizeof e->unverified);
     e->price_usd = hw_num(o, "launch_price_usd");
     hw_str(o, "price_source", e->price_source, sizeof e->price_source);
+    hw_str(o, "llama_backend", e->llama_backend, sizeof e->llama_backend);
     e->bandwidth_gbs = hw_num(o, "bandwidth_gbs");
     e->fp16_tflops = hw_num(o, "fp16_tensor_tflops");
     e->bf16_tflops = hw_num(o, "bf16_fp32acc_tflops");
@@ -98,7 +99,12 @@ int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err) {
 
 /* ---- catalog devices ------------------------------------------------------- */
 
+/* The backend a device's llama.cpp runs by default: the entry's own
+ * "llama_backend" (with its reason beside it in the catalog), else by vendor.
+ * `plan --backend` overrides it. */
 static int hw_backend_of(const plan_hw_entry *e) {
+    int own = e->llama_backend[0] ? plan_backend_from_name(e->llama_backend) : -1;
+    if (own >= 0) return own;
     if (!strcmp(e->category, "apple_soc")) return PLAN_METAL;
     if (!strcmp(e->category, "cpu_platform")) return PLAN_CPU;
     if (!strcasecmp(e->vendor, "NVIDIA")) return PLAN_CUDA;

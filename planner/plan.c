@@ -66,11 +66,34 @@ static void commands_fill(const plan_request *rq, plan_result *r) {
                       sizeof r->rec_ollama);
 }
 
+/* llama-bench's tests on the requested placement, as llama-bench would report them. */
+static int bench_fill(const plan_request *rq, plan_result *r, const plan_efficiency *e, fc_err *err) {
+    if (rq->n_bench < 0 || rq->n_bench > PLAN_BENCH_MAX)
+        return fc_err_set(err, FC_EINPUT, "--bench: %d tests (at most %d)", rq->n_bench, PLAN_BENCH_MAX);
+    plan_speed_setup *s = calloc(1, sizeof *s);
+    if (!s) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int rc = plan_speed_from_plan(s, rq->model, &r->hw, &r->mem, &r->params, err);
+    for (int i = 0; !rc && i < rq->n_bench; i++) {
+        r->bench[i] = rq->bench[i];
+        r->bench_tps[i] = plan_bench_predict(s, e, &rq->bench[i]);
+        r->n_bench++;
+    }
+    free(s);
+    return rc;
+}
+
 int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     memset(r, 0, sizeof *r);
     r->model = rq->model;
     r->hw = *rq->hw;
     r->params = rq->params;
+    if (rq->set_backend && (rq->backend < 0 || rq->backend >= PLAN_BACKEND_COUNT))
+        return fc_err_set(err, FC_EINPUT, "backend %d unknown", rq->backend);
+    if (rq->set_backend) {
+        /* --backend: the GPUs run it; the CPU backend means no layers on them */
+        for (int g = 0; g < r->hw.n_gpu; g++) r->hw.gpu[g].backend = rq->backend;
+        if (rq->backend == PLAN_CPU) r->params.n_gpu_layers = 0;
+    }
     int rc = request_check(rq, err);
     if (!rc) rc = plan_memory_compute(&r->mem, rq->model, &r->hw, &r->params, err);
     if (rc) return rc;
@@ -98,6 +121,7 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     else
         snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
     if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
+    if (r->has_speed && rq->n_bench > 0 && (rc = bench_fill(rq, r, e, err))) goto out;
     if (rq->want & PLAN_WANT_CHOICE) {
         r->choice = calloc(1, sizeof *r->choice);
         if (!r->choice) rc = fc_err_set(err, FC_ERUNTIME, "out of memory");

@@ -65,6 +65,7 @@ typedef struct plan_hw_entry {
     char source[640], confidence[32], unverified[160];
     double price_usd;                         /* launch list price, US dollars; 0 = none published */
     char price_source[160];
+    char llama_backend[16];                   /* the backend llama.cpp users run here, when not the vendor's */
 } plan_hw_entry;
 
 size_t plan_hwcat_count(void);
@@ -366,6 +367,23 @@ int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char 
  * set, llama-bench's "pp4096+tg128") is all its tokens over both phases' time. */
 double plan_meas_predict(const plan_meas *m, const plan_efficiency *e);
 
+/* ---- llama-bench tests (bench_spec.c) -------------------------------------- */
+
+#define PLAN_BENCH_MAX 32              /* tests in one --bench list */
+#define PLAN_BENCH_MAX_TOKENS 1000000  /* prompt, generation or depth: beyond any real run */
+#define PLAN_BENCH_NAME_MAX 64
+
+/* -p N = {N,0,0}; -n N = {0,N,0}; -pg P,N = {P,N,0}; -d D sets n_depth. */
+typedef struct plan_bench_test {
+    int n_prompt, n_gen, n_depth;
+} plan_bench_test;
+/* "pp512", "tg128", "pp4096+tg128", "pp512@d4096" (or llama-bench's "pp512 @ d4096"). */
+int plan_bench_test_parse(const char *s, plan_bench_test *t);
+/* "pp512,tg128,pp2048@d32768": at most max tests; FC_EINPUT naming the bad one. */
+int plan_bench_list_parse(const char *spec, plan_bench_test *out, int max, int *n, fc_err *err);
+/* Predicted t/s of one test as llama-bench reports it. */
+double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, const plan_bench_test *t);
+
 /* ---- the public benchmark corpus (data/bench_corpus.csv) ------------------ */
 
 #define PLAN_CORPUS_HEADER "device,backend,model,quant,test"
@@ -380,8 +398,6 @@ int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_
 int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err);
 /* The device family of an id ("apple-m3-max-40c" -> "apple-m3", "rtx-4090" -> "nvidia-ada"). */
 void plan_corpus_family(const char *id, char *out, size_t cap);
-/* A llama-bench test name -> prompt, generated tokens and depth; FC_EINPUT if malformed. */
-int plan_corpus_test(const char *s, int *n_prompt, int *n_gen, int *n_depth);
 
 /* Cross-validation: each group (one source, or one device family) is left
  * out in turn, the constants refitted on the rest from `base`, and the group
@@ -545,6 +561,10 @@ typedef struct plan_request {
     double min_tps;                /* decode the recommendation must reach */
     unsigned want;                 /* enum plan_want */
     const plan_efficiency *eff;    /* NULL: built-in constants + calibration file */
+    bool set_backend;              /* --backend given: every GPU runs `backend` (enum plan_backend;  */
+    int backend;                   /* PLAN_CPU: no layers on GPUs); else each device's own default */
+    const plan_bench_test *bench;  /* --bench: llama-bench tests to predict; NULL/0: none */
+    int n_bench;
 } plan_request;
 
 typedef struct plan_result {
@@ -566,6 +586,9 @@ typedef struct plan_result {
     char rec_llama[PLAN_CMD_MAX], rec_ollama[256];
     char note[PLAN_NOTES_MAX][PLAN_NOTE_LEN]; /* warnings a user should read */
     int n_note;
+    plan_bench_test bench[PLAN_BENCH_MAX]; /* the request's --bench tests, predicted for the requested placement */
+    double bench_tps[PLAN_BENCH_MAX];
+    int n_bench;
 } plan_result;
 
 /* Fills res (FC_EINPUT for a request the hardware cannot take, e.g. more

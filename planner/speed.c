@@ -27,19 +27,30 @@ bool plan_speed_load_busy(const plan_speed_load *l) {
  * see at most the window. */
 static double attended(double depth, uint32_t window) { return window && depth > window ? window : depth; }
 
-/* Matrix-vector time of one device for one token: per tensor type, the memory
- * roofline or the kernel's dequant+dot rate, whichever binds. */
+/* Matrix-vector time of one device for one token. On a CPU, per tensor type,
+ * the memory roofline or the kernel's dequant+dot rate, whichever binds (the
+ * rates are measured per type, and every type is compute-bound there). On a
+ * GPU, one roofline over all the weights: its decode kernels have one fitted
+ * rate per backend, and a per-type max would let a mix with fewer bytes decode
+ * slower than a bigger mix of the same kernel family (tests/planner_speed/
+ * test_physics.c), which no GPU does. */
 static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const plan_eff_set *f) {
-    double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = d->gflops * GIGA, t = 0;
+    double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = d->gflops * GIGA;
+    double t = 0, bytes = 0, t_cmp = 0;
     for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
         if (l->elems[ty] <= 0) continue;
-        double t_mem = l->bytes[ty] / bw;
-        double t_cmp = l->elems[ty] / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * fl);
-        t += fmax(t_mem, t_cmp);
+        double c = l->elems[ty] / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * fl);
+        t += fmax(l->bytes[ty] / bw, c);
+        bytes += l->bytes[ty];
+        t_cmp += c;
     }
-    if (l->out_elems > 0)
-        t += fmax(l->out_bytes / bw, l->out_elems / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) * fl));
-    return t;
+    if (l->out_elems > 0) {
+        double c = l->out_elems / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) * fl);
+        t += fmax(l->out_bytes / bw, c);
+        bytes += l->out_bytes;
+        t_cmp += c;
+    }
+    return d->backend == PLAN_CPU ? t : fmax(bytes / bw, t_cmp);
 }
 
 double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth) {

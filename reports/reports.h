@@ -225,6 +225,9 @@ const char *rep_bench_test_name(const rep_bench_row *r, char *buf, size_t cap);
  * threads | test | t/s; csv/json: every field). */
 rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err);
 int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format fmt, fc_err *err);
+/* `plan --bench`: the plan's predicted llama-bench tests as llama-bench writes
+ * results (md table; csv/json/jsonl with its fields; avg_ts = the prediction). */
+int rep_plan_bench_write(const struct plan_result *r, FILE *fp, enum rep_format fmt, fc_err *err);
 /* Reads llama-bench -o json or -o jsonl output (or fitcheck's). *rows is
  * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
  * file, the record and the field. */

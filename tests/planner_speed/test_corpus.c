@@ -23,10 +23,12 @@ static void test_test_names(void) {
         {"tg128+pp512", 0, 0, 0, 0},       {"pp512@x4", 0, 0, 0, 0},       {"pp512@d", 0, 0, 0, 0},
         {"pp512x", 0, 0, 0, 0},            {"pp-5", 0, 0, 0, 0},           {"pp512+pp512", 0, 0, 0, 0},
         {"tg1+", 0, 0, 0, 0},              {"pp99999999", 0, 0, 0, 0},     {"pp512@d-1", 0, 0, 0, 0},
+        {"pp512 @ d4096", 1, 512, 0, 4096}, {"tg128@d0", 1, 0, 128, 0},    {"pp512+tg0", 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int p = -1, g = -1, d = -1;
-        int rc = plan_corpus_test(cases[i].s, &p, &g, &d);
+        plan_bench_test t;
+        int rc = plan_bench_test_parse(cases[i].s, &t);
+        int p = t.n_prompt, g = t.n_gen, d = t.n_depth;
         CHECK_MSG((rc == FC_OK) == cases[i].ok, "'%s'", cases[i].s);
         if (cases[i].ok && rc == FC_OK)
             CHECK_MSG(p == cases[i].p && g == cases[i].g && d == cases[i].d, "'%s' -> %d %d %d", cases[i].s, p, g, d);

@@ -70,4 +70,32 @@ gpu = [h for h in hw if h["fits"] == "GPU"]
 assert all(a["speed"]["tg128_tps"] >= b["speed"]["tg128_tps"] for a, b in zip(gpu, gpu[1:])), "not ranked by speed"
 assert not any(h["device"] == "rtx-4090" for h in gpu), "a 24 GB card cannot hold 70B Q4_K_M"
 PY
+# --bench: llama-bench's tests predicted and written as llama-bench writes them
+t 0 "plan --bench md" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench "pp512,tg128,pp2048@d32768,tg32@d4096,pp512+tg128"
+grep -q "^| model " "$out" && grep -q "pp2048 @ d32768" "$out" && grep -q "pp512+tg128" "$out" \
+    || { echo "FAIL: --bench table is not llama-bench's"; fail=1; }
+t 0 "plan --bench json" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench "pp512,tg128,tg128@d16384,pp512@d16384" -o json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(x["n_prompt"], x["n_gen"], x["n_depth"]) for x in r] == [(512, 0, 0), (0, 128, 0), (0, 128, 16384), (512, 0, 16384)], r
+assert all(x["avg_ts"] > 0 and x["backends"] == "CUDA" for x in r), r
+assert r[2]["avg_ts"] < r[1]["avg_ts"] and r[3]["avg_ts"] < r[0]["avg_ts"], "speed must fall with depth"
+# decode cannot beat the card's bandwidth over the bytes a token reads
+assert r[1]["avg_ts"] < 1008e9 / r[1]["model_size"], r[1]
+PY
+t 2 "plan --bench bad test" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench "pp512,tg"
+grep -q "'tg' is not a llama-bench test" "$errf" || { echo "FAIL: bad --bench test not named"; fail=1; }
+t 2 "plan --bench empty" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench "pp512,,tg128"
+# --backend: the GPUs run the named backend; cpu keeps every layer off them
+t 0 "plan --backend vulkan" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend vulkan --bench pp512,tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(x['backends']=='Vulkan' for x in r), r" "$out" || fail=1
+v_tg=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[1]['avg_ts'])" "$out")
+t 0 "plan default backend" "$bin" plan llama-2-7b --hw rx-7900-xtx --bench pp512,tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(x['backends']=='ROCm' for x in r), r" "$out" || fail=1
+t 0 "plan --backend cpu" "$bin" plan llama-2-7b --hw rx-7900-xtx,cpu-ddr5-6400-2ch --backend cpu --bench tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['n_gpu_layers']==0 and r[0]['backends']=='CPU', r" "$out" || fail=1
+t 0 "catalog default backend" "$bin" plan llama-2-7b --hw arc-b580 --bench tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backends']=='Vulkan', r" "$out" || fail=1
+t 2 "plan --backend bad" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend opencl
 exit $fail

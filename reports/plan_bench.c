@@ -1,0 +1,52 @@
+/* `plan --bench`: the predicted llama-bench tests of a plan, written as
+ * llama-bench writes its own (Markdown table, or -o json/jsonl/csv with its
+ * fields), so a user can set a real llama-bench run beside it. avg_ts is the
+ * prediction; build_commit says it is fitcheck's. */
+#include "reports/reports.h"
+#include "planner/planner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc_err *err) {
+    if (r->n_bench <= 0) return fc_err_set(err, FC_EINPUT, "no --bench tests were predicted (no speed: %s)",
+                                           r->speed_note[0] ? r->speed_note : "none asked");
+    rep_bench_row *rows = calloc((size_t)r->n_bench, sizeof *rows);
+    if (!rows) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    const model_desc *m = r->model;
+    const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
+    /* The backend the GPUs run, or CPU when no layer is on one (llama-bench's "backend" column). */
+    int be = PLAN_CPU;
+    uint32_t gpu_layers = 0;
+    for (int g = 0; g < r->hw.n_gpu; g++) gpu_layers += r->mem.gpu[g].n_layers;
+    if (gpu_layers > 0 && r->hw.n_gpu > 0) be = r->hw.gpu[0].backend;
+    for (int i = 0; i < r->n_bench; i++) {
+        rep_bench_row *b = &rows[i];
+        snprintf(b->build_commit, sizeof b->build_commit, "fitcheck-prediction");
+        snprintf(b->engine, sizeof b->engine, "llama.cpp");
+        snprintf(b->backends, sizeof b->backends, "%s", plan_backend_name(be));
+        snprintf(b->gpu_info, sizeof b->gpu_info, "%s", r->hw.n_gpu ? r->hw.gpu[0].name : "");
+        snprintf(b->cpu_info, sizeof b->cpu_info, "%s", r->hw.host.name);
+        snprintf(b->model_type, sizeof b->model_type, "%s %.0fB %s", m->hp.arch, (double)m->n_params / 1e9,
+                 ft ? ft->name : "?");
+        b->model_size = m->weight_bytes;
+        b->model_n_params = m->n_params;
+        b->n_batch = (int)r->params.n_batch;
+        b->n_ubatch = (int)r->params.n_ubatch;
+        b->n_threads = r->hw.host.n_cores > 0 ? r->hw.host.n_cores : 0;
+        b->n_gpu_layers = (int)gpu_layers;
+        snprintf(b->type_k, sizeof b->type_k, "%s", ggml_type_get(r->params.type_k)->name);
+        snprintf(b->type_v, sizeof b->type_v, "%s", ggml_type_get(r->params.type_v)->name);
+        b->flash_attn = r->params.flash_attn;
+        b->n_prompt = r->bench[i].n_prompt;
+        b->n_gen = r->bench[i].n_gen;
+        b->n_depth = r->bench[i].n_depth;
+        b->avg_ts = r->bench_tps[i];
+        int tokens = b->n_prompt + b->n_gen;
+        if (b->avg_ts > 0) b->avg_ns = 1e9 * tokens / b->avg_ts;
+    }
+    int rc = rep_bench_write(rows, r->n_bench, fp, fmt, err);
+    free(rows);
+    return rc;
+}
