@@ -150,6 +150,10 @@ static void mm_worker(void *arg, int ith, int nth) {
             continue;
         }
         eng_split(w->n_out, ith, nth, &lo, &hi);
+        if (t->nt == 1 && ops->gemv) {
+            if (hi > lo) ops->gemv(w->n_in, base + lo * w->row_bytes, w->row_bytes, hi - lo, act, as, 1, out + lo, 1);
+            continue;
+        }
         for (int64_t r = lo; r < hi; r++)
             for (int t0 = 0; t0 < t->nt; t0 += ENG_NR_MAX) {
                 int nr = t->nt - t0 < ENG_NR_MAX ? t->nt - t0 : ENG_NR_MAX;

@@ -175,6 +175,9 @@ typedef struct eng_type_ops {
     eng_unpack_fn unpack;
     eng_packed_dot_fn packed_dot;
     eng_gemm_fn gemm;          /* NULL: batches go through vec_dot (the scalar build) */
+    /* decode of a row-major matrix: gemm with nt = 1 (one activation row),
+     * several weight rows at a time; NULL: vec_dot row by row */
+    eng_gemm_fn gemv;
     /* gemm over packed groups: w is the first group, row_bytes the group bytes,
      * nrows a multiple of ENG_PACK_ROWS; NULL: batches go through packed_dot */
     eng_gemm_fn gemm_packed;

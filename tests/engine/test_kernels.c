@@ -461,6 +461,43 @@ static void test_kv(void) {
     }
 }
 
+/* The decode GEMV of the float types (several weight rows at a time) against
+ * the reference, with row counts around its 4-row step and odd lengths. */
+static void test_gemv(void) {
+    static uint8_t w[GEMM_MAX_ROWS * MAX_N * 4];
+    static float x[MAX_N], out[GEMM_MAX_ROWS + 1];
+    const eng_kernels *ref = eng_kernels_get(ENG_ISA_SCALAR);
+    const int64_t lens[] = {31, 64, 1301};
+    const int rows[] = {1, 3, 4, 9, GEMM_MAX_ROWS};
+    for (int isa = ENG_ISA_AVX2; isa <= eng_isa_best(); isa++) {
+        const eng_kernels *k = eng_kernels_get(isa);
+        for (size_t c = 0; c < FC_ARRAY_LEN(cases); c++) {
+            uint32_t type = cases[c].type;
+            if (k->type[type].act != ENG_ACT_F32) continue;
+            CHECK_MSG(k->type[type].gemv, "%s %s has no GEMV", eng_isa_name(isa), ggml_type_get(type)->name);
+            if (!k->type[type].gemv) continue;
+            for (size_t li = 0; li < FC_ARRAY_LEN(lens); li++) {
+                int64_t n = lens[li];
+                size_t rb = (size_t)n * ggml_type_get(type)->bytes;
+                for (int r = 0; r < GEMM_MAX_ROWS; r++) random_row(type, &cases[c], w + r * rb, n);
+                for (int64_t i = 0; i < n; i++) x[i] = rndf();
+                for (size_t ri = 0; ri < FC_ARRAY_LEN(rows); ri++) {
+                    int bad = 0;
+                    out[rows[ri]] = -1e30f;
+                    k->type[type].gemv(n, w, rb, rows[ri], x, sizeof x, 1, out, 1);
+                    for (int r = 0; r < rows[ri]; r++) {
+                        double mag, want = ref_dot(ref, type, w + r * rb, x, n, &mag);
+                        bad += !(fabs(out[r] - want) <= DOT_RTOL * mag + 1e-6);
+                    }
+                    bad += out[rows[ri]] != -1e30f; /* written past the rows */
+                    CHECK_MSG(!bad, "%s %s gemv n=%lld rows=%d: %d wrong", eng_isa_name(isa),
+                              ggml_type_get(type)->name, (long long)n, rows[ri], bad);
+                }
+            }
+        }
+    }
+}
+
 int main(void) {
     test_layouts();
     test_halves();
@@ -469,6 +506,7 @@ int main(void) {
     test_packed();
     test_kv();
     test_gemm();
+    test_gemv();
     test_attn();
     printf("best ISA here: %s\n", eng_isa_name(eng_isa_best()));
     return check_done("engine_kernels");
