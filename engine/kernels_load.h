@@ -61,6 +61,10 @@ ALWAYS_INLINE __m256i load_iq4_nl(const void *b, int j) {
     const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)eng_iq4nl_values));
     return _mm256_shuffle_epi8(table, nib32(((const blk_iq4_nl *)b)->qs));
 }
+ALWAYS_INLINE __m256i load_iq4_xs(const void *b, int j) {
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)eng_iq4nl_values));
+    return _mm256_shuffle_epi8(table, nib32(((const blk_iq4_xs *)b)->qs + 16 * j));
+}
 ALWAYS_INLINE __m256i load_q4_K(const void *b, int j) {
     return nib_half(load32(((const blk_q4_K *)b)->qs + 32 * (j / 2)), j & 1);
 }

@@ -51,6 +51,14 @@ static void unpack_iq4_nl(const void *b, int8_t *q) {
         q[j + 16] = eng_iq4nl_values[x->qs[j] >> 4];
     }
 }
+static void unpack_iq4_xs(const void *b, int8_t *q) {
+    const blk_iq4_xs *x = b;
+    for (int ib = 0; ib < 8; ib++)
+        for (int j = 0; j < 16; j++) {
+            q[32 * ib + j] = eng_iq4nl_values[x->qs[16 * ib + j] & 0xF];
+            q[32 * ib + j + 16] = eng_iq4nl_values[x->qs[16 * ib + j] >> 4];
+        }
+}
 /* Q4_K: per 64 elements, 32 bytes: low nibbles first, then high nibbles. */
 static void unpack_q4_K(const void *b, int8_t *q) {
     const blk_q4_K *x = b;

@@ -31,6 +31,10 @@ typedef struct { eng_half d; uint8_t qh[4]; uint8_t qs[16]; } blk_q5_0;
 typedef struct { eng_half d, m; uint8_t qh[4]; uint8_t qs[16]; } blk_q5_1;
 typedef struct { eng_half d; int8_t qs[32]; } blk_q8_0;
 typedef struct { eng_half d; uint8_t qs[16]; } blk_iq4_nl;
+/* IQ4_XS: IQ4_NL's code book per 256 values, a 6-bit scale per 32 (low 4 bits
+ * in scales_l, nibble ib % 2 of byte ib / 2; high 2 bits in bits 2ib of
+ * scales_h), each 32's qs laid out as one IQ4_NL block's. */
+typedef struct { eng_half d; uint16_t scales_h; uint8_t scales_l[4]; uint8_t qs[128]; } blk_iq4_xs;
 typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qs[128]; } blk_q4_K;
 typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; } blk_q5_K;
 typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; eng_half d; } blk_q6_K;
@@ -211,7 +215,7 @@ typedef struct eng_kernels {
     X(q5_0, GGML_TYPE_Q5_0, 32, 0, 0, 1) X(q5_1, GGML_TYPE_Q5_1, 32, 0, 0, 1)                               \
     X(q8_0, GGML_TYPE_Q8_0, 32, 1, 0, 0) X(iq4_nl, GGML_TYPE_IQ4_NL, 32, 1, 0, 0)                           \
     X(q4_K, GGML_TYPE_Q4_K, 256, 0, 0, 1) X(q5_K, GGML_TYPE_Q5_K, 256, 0, 0, 1)                             \
-    X(q6_K, GGML_TYPE_Q6_K, 256, 0, 1, 1)
+    X(q6_K, GGML_TYPE_Q6_K, 256, 0, 1, 1) X(iq4_xs, GGML_TYPE_IQ4_XS, 256, 1, 0, 0)
 
 /* The same parameters as constants named after the type (ENG_BLCK_q4_K ...),
  * for the lists below that name a type without restating them. */
@@ -292,6 +296,15 @@ static inline void scales_q8_0(const void *b, float *sc, float *off) {
 static inline void scales_iq4_nl(const void *b, float *sc, float *off) {
     sc[0] = sc[1] = eng_half_to_float(((const blk_iq4_nl *)b)->d);
     off[0] = off[1] = 0.0f;
+}
+static inline void scales_iq4_xs(const void *b, float *sc, float *off) {
+    const blk_iq4_xs *x = b;
+    float d = eng_half_to_float(x->d);
+    for (int ib = 0; ib < 8; ib++) {
+        int ls = ((x->scales_l[ib / 2] >> 4 * (ib % 2)) & 0xF) | (((x->scales_h >> 2 * ib) & 3) << 4);
+        sc[2 * ib] = sc[2 * ib + 1] = d * (float)(ls - 32);
+        off[2 * ib] = off[2 * ib + 1] = 0.0f;
+    }
 }
 /* Q4_K and Q5_K share the 6-bit scale/min packing; the header layout is the same. */
 static inline void scales_q4_K(const void *b, float *sc, float *off) {

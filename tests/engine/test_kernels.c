@@ -34,6 +34,7 @@ static const type_case cases[] = {
     {GGML_TYPE_Q4_0, {0, -1}},   {GGML_TYPE_Q4_1, {0, 2}},   {GGML_TYPE_Q5_0, {0, -1}},
     {GGML_TYPE_Q5_1, {0, 2}},    {GGML_TYPE_Q8_0, {0, -1}},  {GGML_TYPE_IQ4_NL, {0, -1}},
     {GGML_TYPE_Q4_K, {0, 2}},    {GGML_TYPE_Q5_K, {0, 2}},   {GGML_TYPE_Q6_K, {208, -1}},
+    {GGML_TYPE_IQ4_XS, {0, -1}},
 };
 
 static void random_row(uint32_t type, const type_case *tc, uint8_t *buf, int64_t n) {
