@@ -7,10 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(gcc pkg-config meson ninja-build python3 python3-pip
-      libhwloc-dev libpci-dev libopenblas-dev libjansson-dev
+      libhwloc-dev libpci-dev libopenblas-dev libjansson-dev libcurl4-openssl-dev
       ocl-icd-libopencl1 pocl-opencl-icd clinfo)
 if [ "${1:-}" = "--test" ]; then
-    pkgs+=(clang libclang-rt-14-dev iproute2)  # iproute2: ip netns, tc (tests/net)
+    # iproute2: ip netns, tc (tests/net); chromium: tests/reports/test_browser.sh
+    # renders the HTML report headless.
+    pkgs+=(clang libclang-rt-14-dev iproute2 chromium)
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs+=(likwid)
