@@ -36,11 +36,26 @@ static void layer_ranges(const model_desc *d, int role, uint32_t type, char *buf
     }
 }
 
+/* The part of a split model holding t (the file itself when not split). */
+static const gguf_file *split_of(const gguf_file *f, const gguf_tensor *t) {
+    return f->n_splits > 1 ? f->splits[t->split] : f;
+}
+
+/* Bytes read over HTTP for the header (all parts); 0 for local files. */
+static uint64_t header_bytes_fetched(const gguf_file *f) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < (f->n_splits > 1 ? f->n_splits : 1); i++) {
+        const gguf_file *p = f->n_splits > 1 ? f->splits[i] : f;
+        if (p->heap) n += p->avail;
+    }
+    return n;
+}
+
 static int inspect_file(const char *path, bool json, bool tensors) {
     fc_err err = {0};
     double t0 = fc_now();
     gguf_file *f;
-    if (gguf_open(&f, path, &err)) return cli_report_error("inspect", &err);
+    if (gguf_open_model(&f, path, &err)) return cli_report_error("inspect", &err);
     model_desc d;
     if (model_desc_from_gguf(&d, f, &err)) {
         gguf_close(f);
@@ -70,6 +85,7 @@ static int inspect_file(const char *path, bool json, bool tensors) {
         json_t *o = json_object();
         json_object_set_new(o, "file", json_string(path));
         json_object_set_new(o, "gguf_version", json_integer(f->version));
+        json_object_set_new(o, "n_splits", json_integer(f->n_splits ? f->n_splits : 1));
         json_object_set_new(o, "architecture", json_string(hp->arch));
         json_object_set_new(o, "name", json_string(hp->name));
         json_object_set_new(o, "file_bytes", json_integer((json_int_t)f->size));
@@ -135,7 +151,8 @@ static int inspect_file(const char *path, bool json, bool tensors) {
                 json_object_set_new(e, "type", json_string(ggml_type_get(t->type)->name));
                 for (uint32_t k = 0; k < t->n_dims; k++) json_array_append_new(ne, json_integer(t->ne[k]));
                 json_object_set_new(e, "ne", ne);
-                json_object_set_new(e, "offset", json_integer((json_int_t)(f->data_offset + t->offset)));
+                json_object_set_new(e, "split", json_integer(t->split));
+                json_object_set_new(e, "offset", json_integer((json_int_t)(split_of(f, t)->data_offset + t->offset)));
                 json_object_set_new(e, "bytes", json_integer((json_int_t)t->bytes));
                 json_array_append_new(ta, e);
             }
@@ -144,8 +161,10 @@ static int inspect_file(const char *path, bool json, bool tensors) {
         cli_print_json(o);
     } else {
         char b1[32], b2[32];
-        printf("file           %s (GGUF v%u, %llu tensors, %llu metadata keys)\n", fc_safe(path), f->version,
+        printf("file           %s (GGUF v%u, %llu tensors, %llu metadata keys", fc_safe(path), f->version,
                (unsigned long long)f->n_tensors, (unsigned long long)f->n_kv);
+        if (f->n_splits > 1) printf(", %u parts", f->n_splits);
+        printf(")\n");
         printf("architecture   %s%s%s\n", fc_safe(hp->arch), hp->name[0] ? "  — " : "", fc_safe(hp->name));
         printf("parameters     %.3f B (%llu)\n", (double)d.n_params / 1e9, (unsigned long long)d.n_params);
         printf("size           %s file, %s weights, %.2f bits per weight\n", fc_fmt_bytes(f->size, b1, sizeof b1),
@@ -187,7 +206,12 @@ static int inspect_file(const char *path, bool json, bool tensors) {
                 printf("%-40s %-8s %-28s %14llu\n", fc_safe(t->name), ggml_type_get(t->type)->name, shape, (unsigned long long)t->bytes);
             }
         }
-        fprintf(stderr, "(read in %.1f ms)\n", 1e3 * (fc_now() - t0));
+        uint64_t fetched = header_bytes_fetched(f);
+        if (fetched)
+            fprintf(stderr, "(header: %s read over HTTP in %.1f ms)\n", fc_fmt_bytes(fetched, b1, sizeof b1),
+                    1e3 * (fc_now() - t0));
+        else
+            fprintf(stderr, "(read in %.1f ms)\n", 1e3 * (fc_now() - t0));
     }
     model_desc_free(&d);
     gguf_close(f);
@@ -206,7 +230,9 @@ int cli_inspect(int argc, char **argv) {
         case 'j': json = true; break;
         case 't': tensors = true; break;
         case 'h':
-            printf("usage: fitcheck inspect FILE.gguf [--tensors] [--json]\n\n"
+            printf("usage: fitcheck inspect FILE.gguf|URL [--tensors] [--json]\n\n"
+                   "A URL (http:// or https://) is read with range requests: the header only.\n"
+                   "A split model (NAME-00001-of-0000N.gguf) is read through all its parts.\n"
                    "Architecture, parameters, size and bits per weight, bytes per tensor type, the\n"
                    "quantization mix per role and layer, training context, KV cache per token, tokenizer.\n"
                    "  --tensors  list every tensor with type, shape and size\n"
@@ -215,6 +241,6 @@ int cli_inspect(int argc, char **argv) {
         default: return cli_usage_error("inspect", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) return cli_usage_error("inspect", "expected exactly one GGUF file");
+    if (optind != argc - 1) return cli_usage_error("inspect", "expected exactly one GGUF file or URL");
     return inspect_file(argv[optind], json, tensors);
 }

@@ -89,7 +89,7 @@ static bool file_is_gguf(const char *path) {
 
 static int load_gguf(model_desc *d, const char *path, const char *quant, fc_err *err) {
     gguf_file *f;
-    int rc = gguf_open(&f, path, err);
+    int rc = gguf_open_model(&f, path, err);
     if (rc) return rc;
     rc = model_desc_from_gguf(d, f, err);
     gguf_close(f);
@@ -120,6 +120,7 @@ int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err) 
     struct stat st;
     model_hparams hp;
     int rc;
+    if (http_is_url(spec)) return load_gguf(d, spec, quant, err);
     if (!stat(spec, &st)) {
         if (S_ISREG(st.st_mode) && file_is_gguf(spec)) return load_gguf(d, spec, quant, err);
         if ((rc = model_hparams_from_config_path(&hp, spec, err))) return rc;

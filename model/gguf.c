@@ -23,6 +23,7 @@ typedef struct cursor {
     uint64_t pos;
     fc_err *err;
     const char *what; /* "key general.name", "tensor blk.0.attn_q.weight" */
+    bool short_read;  /* failed for want of bytes: a header read in pieces may need more */
 } cursor;
 
 static int cur_fail(cursor *c, const char *fmt, const char *detail) {
@@ -34,8 +35,15 @@ static int cur_fail(cursor *c, const char *fmt, const char *detail) {
 
 static uint64_t cur_left(const cursor *c) { return c->size - c->pos; }
 
+/* A failure for want of bytes: in a whole file the file is truncated; in the
+ * first bytes of a file read over HTTP, more bytes may be all it takes. */
+static int cur_short(cursor *c, const char *fmt) {
+    c->short_read = true;
+    return cur_fail(c, fmt, "");
+}
+
 static int cur_read(cursor *c, void *dst, uint64_t n) {
-    if (cur_left(c) < n) return cur_fail(c, "file truncated%s", "");
+    if (cur_left(c) < n) return cur_short(c, "file truncated%s");
     memcpy(dst, c->base + c->pos, n);
     c->pos += n;
     return FC_OK;
@@ -49,7 +57,7 @@ static int cur_str(cursor *c, gguf_str *s) {
     if (cur_u64(c, &len)) return c->err->status;
     if (len > cur_left(c)) {
         c->pos -= 8;
-        return cur_fail(c, "string length past the end of the file%s", "");
+        return cur_short(c, "string length past the end of the file%s");
     }
     s->p = (const char *)c->base + c->pos;
     s->len = len;
@@ -109,7 +117,7 @@ static int parse_array(cursor *c, gguf_value *v, int depth) {
         uint64_t bytes;
         if (!fc_mul_u64(n, vtype_size[et], &bytes) || bytes > cur_left(c)) {
             c->pos -= 8;
-            return cur_fail(c, "array count past the end of the file%s", "");
+            return cur_short(c, "array count past the end of the file%s");
         }
         c->pos += bytes;
     } else {
@@ -118,7 +126,7 @@ static int parse_array(cursor *c, gguf_value *v, int depth) {
         uint64_t min_each = et == GGUF_STRING ? 8 : 12;
         if (n > cur_left(c) / min_each) {
             c->pos -= 8;
-            return cur_fail(c, "array count past the end of the file%s", "");
+            return cur_short(c, "array count past the end of the file%s");
         }
         for (uint64_t i = 0; i < n; i++)
             if (skip_value(c, et, depth + 1)) return c->err->status;
@@ -135,7 +143,7 @@ static int parse_value(cursor *c, uint32_t type, gguf_value *v, int depth) {
         return cur_str(c, &v->s);
     }
     if (type == GGUF_ARRAY) return parse_array(c, v, depth);
-    if (cur_left(c) < vtype_size[type]) return cur_fail(c, "file truncated%s", "");
+    if (cur_left(c) < vtype_size[type]) return cur_short(c, "file truncated%s");
     decode_scalar(type, c->base + c->pos, v);
     c->pos += vtype_size[type];
     return FC_OK;
@@ -264,30 +272,30 @@ static int parse_tensor_info(cursor *c, gguf_tensor *t, uint64_t index) {
     return FC_OK;
 }
 
-static int parse(gguf_file *f, fc_err *err) {
-    cursor c = {.base = f->map, .size = f->size, .pos = 0, .err = err, .what = NULL};
+static int parse(gguf_file *f, cursor *c) {
+    fc_err *err = c->err;
     uint8_t magic[4];
-    if (cur_read(&c, magic, 4)) return fc_err_prefix(err, "not a GGUF file: ");
+    if (cur_read(c, magic, 4)) return fc_err_prefix(err, "not a GGUF file: ");
     if (memcmp(magic, "GGUF", 4)) {
-        c.pos = 0;
-        return cur_fail(&c, "not a GGUF file (bad magic)%s", "");
+        c->pos = 0;
+        return cur_fail(c, "not a GGUF file (bad magic)%s", "");
     }
-    if (cur_u32(&c, &f->version)) return err->status;
+    if (cur_u32(c, &f->version)) return err->status;
     if (f->version != 2 && f->version != 3) {
         char v[16];
         snprintf(v, sizeof v, "%u", f->version);
-        c.pos -= 4;
-        return cur_fail(&c, "unsupported GGUF version %s (2 and 3 are supported)", v);
+        c->pos -= 4;
+        return cur_fail(c, "unsupported GGUF version %s (2 and 3 are supported)", v);
     }
-    if (cur_u64(&c, &f->n_tensors) || cur_u64(&c, &f->n_kv)) return err->status;
+    if (cur_u64(c, &f->n_tensors) || cur_u64(c, &f->n_kv)) return err->status;
     /* Lower bounds per entry: a kv is >= 8+1+4+1 bytes, a tensor info >= 8+1+4+8+4+8. */
-    if (f->n_kv > cur_left(&c) / 14) {
-        c.pos = 16;
-        return cur_fail(&c, "metadata count past the end of the file%s", "");
+    if (f->n_kv > cur_left(c) / 14) {
+        c->pos = 16;
+        return cur_short(c, "metadata count past the end of the file%s");
     }
-    if (f->n_tensors > cur_left(&c) / 33) {
-        c.pos = 8;
-        return cur_fail(&c, "tensor count past the end of the file%s", "");
+    if (f->n_tensors > cur_left(c) / 33) {
+        c->pos = 8;
+        return cur_short(c, "tensor count past the end of the file%s");
     }
     f->kv = calloc(f->n_kv ? f->n_kv : 1, sizeof *f->kv);
     f->tensors = calloc(f->n_tensors ? f->n_tensors : 1, sizeof *f->tensors);
@@ -299,12 +307,12 @@ static int parse(gguf_file *f, fc_err *err) {
         gguf_kv *kv = &f->kv[i];
         gguf_str key;
         snprintf(what, sizeof what, "metadata entry #%llu", (unsigned long long)i);
-        c.what = what;
-        kv->off = c.pos;
-        if (cur_str(&c, &key)) return err->status;
+        c->what = what;
+        kv->off = c->pos;
+        if (cur_str(c, &key)) return err->status;
         if (key.len == 0 || key.len >= GGUF_KEY_MAX || memchr(key.p, '\0', key.len)) {
-            c.pos = kv->off;
-            return cur_fail(&c, "metadata key empty, too long or with a NUL byte%s", "");
+            c->pos = kv->off;
+            return cur_fail(c, "metadata key empty, too long or with a NUL byte%s", "");
         }
         kv->key = malloc(key.len + 1);
         if (!kv->key) return fc_err_set(err, FC_ERUNTIME, "out of memory");
@@ -312,27 +320,27 @@ static int parse(gguf_file *f, fc_err *err) {
         kv->key[key.len] = '\0';
         snprintf(what, sizeof what, "key %s", kv->key);
         uint32_t type = 0;
-        if (cur_u32(&c, &type)) return err->status;
+        if (cur_u32(c, &type)) return err->status;
         if (type >= GGUF_VTYPE_COUNT) {
-            c.pos -= 4;
-            return cur_fail(&c, "unknown value type%s", "");
+            c->pos -= 4;
+            return cur_fail(c, "unknown value type%s", "");
         }
-        if (parse_value(&c, type, &kv->v, 0)) return err->status;
+        if (parse_value(c, type, &kv->v, 0)) return err->status;
         if (!strcmp(kv->key, "general.alignment")) {
             if (type != GGUF_U32 || kv->v.u == 0 || (kv->v.u & (kv->v.u - 1)) || kv->v.u > GGUF_MAX_ALIGNMENT)
-                return cur_fail(&c, "general.alignment must be a u32 power of two up to 2^20%s", "");
+                return cur_fail(c, "general.alignment must be a u32 power of two up to 2^20%s", "");
             f->alignment = (uint32_t)kv->v.u;
         }
     }
     for (uint64_t i = 0; i < f->n_tensors; i++)
-        if (parse_tensor_info(&c, &f->tensors[i], i)) return err->status;
-    c.what = NULL;
+        if (parse_tensor_info(c, &f->tensors[i], i)) return err->status;
+    c->what = NULL;
 
-    uint64_t data = c.pos;
+    uint64_t data = c->pos;
     uint64_t pad = (f->alignment - data % f->alignment) % f->alignment;
-    if (!fc_add_u64(data, pad, &data)) return cur_fail(&c, "data section offset overflows%s", "");
+    if (!fc_add_u64(data, pad, &data)) return cur_fail(c, "data section offset overflows%s", "");
     /* A file with no tensors may end right after the header. */
-    if (data > f->size && f->n_tensors) return cur_fail(&c, "file truncated before the tensor data%s", "");
+    if (data > f->size && f->n_tensors) return cur_fail(c, "file truncated before the tensor data%s", "");
     f->data_offset = data;
     uint64_t data_size = f->size > data ? f->size - data : 0;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
@@ -345,14 +353,17 @@ static int parse(gguf_file *f, fc_err *err) {
                               "tensor %s: data [%llu, +%llu) lies past the end of the file (data section is %llu bytes at offset %llu)",
                               t->name, (unsigned long long)t->offset, (unsigned long long)t->bytes,
                               (unsigned long long)data_size, (unsigned long long)data);
-        t->data = f->map + data + t->offset;
+        /* A header read over HTTP has no tensor data to point at. */
+        t->data = f->avail == f->size ? f->map + data + t->offset : NULL;
     }
     if (check_duplicate_names(f, err) || check_overlaps(f, err)) return err->status;
     return FC_OK;
 }
 
-static int open_common(gguf_file *f, gguf_file **out, fc_err *err) {
-    int rc = parse(f, err);
+static int open_common(gguf_file *f, gguf_file **out, bool *short_read, fc_err *err) {
+    cursor c = {.base = f->map, .size = f->avail, .pos = 0, .err = err, .what = NULL, .short_read = false};
+    int rc = parse(f, &c);
+    if (short_read) *short_read = rc && c.short_read;
     if (rc) {
         fc_err_prefix(err, "%s: ", f->path);
         gguf_close(f);
@@ -370,8 +381,28 @@ int gguf_open_buffer(gguf_file **out, const void *buf, uint64_t size, const char
     if (!f) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     snprintf(f->path, sizeof f->path, "%s", name ? name : "<buffer>");
     f->map = buf;
+    f->avail = f->size = size;
+    return open_common(f, out, NULL, err);
+}
+
+int gguf_open_header(gguf_file **out, const void *buf, uint64_t avail, uint64_t size, const char *name,
+                     bool *short_read, fc_err *err) {
+    fc_err local;
+    if (!err) err = &local;
+    *out = NULL;
+    *short_read = false;
+    if (avail > size) return fc_err_set(err, FC_EINPUT, "%s: %llu bytes read of a %llu-byte file", name,
+                                        (unsigned long long)avail, (unsigned long long)size);
+    gguf_file *f = calloc(1, sizeof *f);
+    if (!f) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    snprintf(f->path, sizeof f->path, "%s", name);
+    f->map = buf;
+    f->avail = avail;
     f->size = size;
-    return open_common(f, out, err);
+    int rc = open_common(f, out, short_read, err);
+    /* Short only if more of the file remains to be read. */
+    if (avail == size) *short_read = false;
+    return rc;
 }
 
 int gguf_open(gguf_file **out, const char *path, fc_err *err) {
@@ -399,9 +430,9 @@ int gguf_open(gguf_file **out, const char *path, fc_err *err) {
     }
     snprintf(f->path, sizeof f->path, "%s", path);
     f->map = map;
-    f->size = (uint64_t)st.st_size;
+    f->avail = f->size = (uint64_t)st.st_size;
     f->owns_map = 1;
-    return open_common(f, out, err);
+    return open_common(f, out, NULL, err);
 }
 
 void gguf_close(gguf_file *f) {
@@ -410,8 +441,48 @@ void gguf_close(gguf_file *f) {
         for (uint64_t i = 0; i < f->n_kv; i++) free(f->kv[i].key);
     free(f->kv);
     free(f->tensors);
-    if (f->owns_map) munmap((void *)f->map, f->size);
+    if (f->owns_map) munmap((void *)f->map, f->avail);
+    free(f->heap);
+    for (uint32_t i = 1; i < f->n_splits && f->splits; i++) gguf_close(f->splits[i]);
+    free(f->splits);
     free(f);
+}
+
+int gguf_join_splits(gguf_file **parts, uint32_t n, fc_err *err) {
+    gguf_file *f = parts[0];
+    uint64_t n_tensors = 0, size = 0;
+    int rc = FC_OK;
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (!fc_add_u64(n_tensors, parts[i]->n_tensors, &n_tensors) || !fc_add_u64(size, parts[i]->size, &size))
+            rc = fc_err_set(err, FC_EINPUT, "%s: the parts' sizes overflow", f->path);
+    int64_t want = -1;
+    if (!rc && (!gguf_get_i64(f, GGUF_KEY_SPLIT_TENSORS, &want) || want < 0 || (uint64_t)want != n_tensors))
+        rc = fc_err_set(err, FC_EINPUT, "%s: split.tensors.count is %lld but the %u parts hold %llu tensors", f->path,
+                        (long long)want, n, (unsigned long long)n_tensors);
+    gguf_tensor *all = rc ? NULL : calloc(n_tensors ? n_tensors : 1, sizeof *all);
+    if (!rc && !all) rc = fc_err_set(err, FC_ERUNTIME, "out of memory joining the parts of %s", f->path);
+    if (rc) {
+        for (uint32_t i = 0; i < n; i++) gguf_close(parts[i]);
+        free(parts);
+        return rc;
+    }
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint64_t t = 0; t < parts[i]->n_tensors; t++, k++) {
+            all[k] = parts[i]->tensors[t];
+            all[k].split = i;
+        }
+    free(f->tensors);
+    f->tensors = all;
+    f->n_tensors = n_tensors;
+    f->size = size;
+    f->splits = parts;
+    f->n_splits = n;
+    if ((rc = check_duplicate_names(f, err))) {
+        gguf_close(f);
+        return rc;
+    }
+    return FC_OK;
 }
 
 const gguf_kv *gguf_find(const gguf_file *f, const char *key) {

@@ -95,14 +95,19 @@ typedef struct gguf_tensor {
     uint64_t offset;            /* relative to the data section */
     uint64_t bytes;
     uint64_t n_elements;
-    const void *data;           /* into the mapping */
+    const void *data;           /* into the mapping; NULL when only the header was read */
+    uint32_t split;             /* part of a split model holding it (0-based), else 0 */
 } gguf_tensor;
 
 typedef struct gguf_file {
     char path[4096];
-    const uint8_t *map;   /* whole file, read-only (or the caller's buffer) */
-    uint64_t size;
-    int owns_map;
+    const uint8_t *map;   /* whole file, read-only (or the caller's buffer), or its first bytes */
+    uint64_t avail;       /* bytes at map: the file size, or the header bytes read over HTTP */
+    uint64_t size;        /* the file's size; a split model's: all parts together */
+    int owns_map;         /* map is an mmap of the file */
+    uint8_t *heap;        /* freed on close: the header bytes read over HTTP */
+    uint32_t n_splits;    /* parts of a split model (splits[0] is this file), else 0 */
+    struct gguf_file **splits;
     uint32_t version;
     uint32_t alignment;
     uint64_t data_offset; /* start of the tensor data section */
@@ -117,7 +122,78 @@ typedef struct gguf_file {
 int gguf_open(gguf_file **out, const char *path, fc_err *err);
 /* Parses a caller-owned buffer (tests, fuzzing); buf must outlive the file. */
 int gguf_open_buffer(gguf_file **out, const void *buf, uint64_t size, const char *name, fc_err *err);
+/* Parses the header from the first `avail` bytes of a file of `size` bytes
+ * (read over HTTP): sizes and offsets are checked against `size`, tensor data
+ * pointers are NULL. When it failed for want of bytes and avail < size,
+ * *short_read is true: read more and call again. */
+int gguf_open_header(gguf_file **out, const void *buf, uint64_t avail, uint64_t size, const char *name,
+                     bool *short_read, fc_err *err);
 void gguf_close(gguf_file *f);
+
+/* Split models (llama.cpp's gguf-split): parts named PREFIX-00001-of-00003.gguf,
+ * each with split.no (0-based) and split.count; the first holds all metadata
+ * and split.tensors.count, the tensors are spread over the parts. */
+#define GGUF_SPLIT_MAX 512  /* parts; the %05d name allows more, no published model comes near */
+#define GGUF_KEY_SPLIT_NO "split.no"
+#define GGUF_KEY_SPLIT_COUNT "split.count"
+#define GGUF_KEY_SPLIT_TENSORS "split.tensors.count"
+/* If name (a path or URL, query string allowed) is a part's name, its part
+ * number (1-based) and count; else false. */
+bool gguf_split_parse_name(const char *name, uint32_t *no, uint32_t *count);
+/* The name of part `no` (1-based) of the split model `name` belongs to. */
+int gguf_split_part_name(const char *name, uint32_t no, char *buf, size_t cap, fc_err *err);
+/* Joins the parts of a split model (parts[0] the first, already opened and
+ * validated) into parts[0]: its metadata, every part's tensors (each with its
+ * part index), size = all parts. Takes ownership of the parts. */
+int gguf_join_splits(gguf_file **parts, uint32_t n, fc_err *err);
+
+/* ---- a GGUF by URL, header only (model/http.c, model/gguf_url.c) -----------
+ * A model is planned from its header, so a 40 GB file by URL costs a few
+ * hundred KiB: HTTP range requests (libcurl) read the first bytes and grow the
+ * range until the header parses. Every reply is checked against what was
+ * asked (status 206, Content-Range, Content-Length, the body's length). */
+#define GGUF_URL_FIRST_BYTES (256u << 10)  /* SmolLM2's header is ~1.6 MiB, Gemma 3's ~4.6 MiB */
+#define GGUF_URL_HEADER_MAX (128u << 20)   /* a header past this is refused: the largest vocabularies
+                                              (256k tokens with merges) take ~10 MiB */
+#define HTTP_MAX_REDIRECTS 10   /* Hugging Face's resolve/ URLs take 1-2 (to the CDN) */
+#define HTTP_TIMEOUT_S 120      /* all requests for one file; FITCHECK_HTTP_TIMEOUT_S overrides */
+#define HTTP_CONNECT_TIMEOUT_S 30
+#define HTTP_LOW_SPEED_BYTES 1024  /* a transfer below this many bytes/s ... */
+#define HTTP_LOW_SPEED_S 30        /* ... for this many seconds is a stalled server */
+
+/* What a reply's header lines said (the last response, after redirects). */
+typedef struct http_reply {
+    int status;                 /* 0 until a status line was seen */
+    bool has_range, total_known, has_length;
+    uint64_t first, last, total; /* Content-Range: bytes first-last/total */
+    uint64_t length;             /* Content-Length */
+    char bad[128];               /* the first header line it could not accept, if any */
+} http_reply;
+
+void http_reply_reset(http_reply *r);
+/* One header line as received ("HTTP/1.1 206 Partial Content\r\n",
+ * "Content-Range: bytes 0-9/100\r\n"). A status line starts a new response
+ * (a redirect's headers come first). Malformed or repeated range headers are
+ * remembered in r->bad. */
+void http_reply_line(http_reply *r, const char *line, size_t len);
+/* Checks a finished reply against the request for [off, off+len) and the
+ * `got` body bytes received: FC_EINPUT naming url and what was wrong. */
+int http_reply_check(const http_reply *r, uint64_t off, uint64_t len, uint64_t got, const char *url, fc_err *err);
+
+bool http_is_url(const char *spec);
+typedef struct http_conn http_conn;
+/* A connection for range reads of url, all of them due by now + timeout. */
+int http_conn_open(http_conn **out, const char *url, fc_err *err);
+void http_conn_close(http_conn *c);
+/* Reads bytes [off, off+len) into buf; *got bytes arrive (fewer only at the
+ * end of the file), *total is the file's size. */
+int http_conn_read(http_conn *c, uint64_t off, uint64_t len, uint8_t *buf, uint64_t *got, uint64_t *total,
+                   fc_err *err);
+
+/* The header of a GGUF by URL. */
+int gguf_open_url(gguf_file **out, const char *url, fc_err *err);
+/* A model's GGUF by path or URL; a split model through all its parts, joined. */
+int gguf_open_model(gguf_file **out, const char *spec, fc_err *err);
 
 const gguf_kv *gguf_find(const gguf_file *f, const char *key);
 const gguf_tensor *gguf_find_tensor(const gguf_file *f, const char *name);
@@ -312,8 +388,8 @@ const char *model_native_quant(const model_hparams *hp);
  * file_bytes estimates the GGUF size (tensors aligned + metadata). */
 int model_desc_synthesize(model_desc *d, const model_hparams *hp, const char *ftype, fc_err *err);
 
-/* The one entry point: spec is a GGUF path, a config.json (or a directory
- * with one) or a catalog name. quant NULL = the file's own types for a GGUF,
+/* The one entry point: spec is a GGUF path or http(s) URL (a split model's
+ * parts are followed), a config.json (or a directory with one) or a catalog name. quant NULL = the file's own types for a GGUF,
  * MODEL_DEFAULT_QUANT otherwise; a quant given with a GGUF re-emulates the
  * file at that type. */
 int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err);
