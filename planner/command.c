@@ -120,7 +120,8 @@ static size_t shell_quote(char *out, size_t cap, const char *s) {
 void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_gpu, const char *file, char *buf,
                        size_t cap, char *ollama, size_t ollama_cap) {
     int ngl = p->n_gpu_layers == PLAN_NGL_ALL ? PLAN_NGL_ALL_FLAG : p->n_gpu_layers;
-    size_t n = (size_t)snprintf(buf, cap, "llama-server -m ");
+    /* A model by URL: llama.cpp downloads it itself (-mu, --model-url). */
+    size_t n = (size_t)snprintf(buf, cap, "llama-server %s ", http_is_url(file) ? "-mu" : "-m");
     if (n < cap) n += shell_quote(buf + n, cap - n, file);
     APPEND(" -ngl %d -c %u -ctk %s -ctv %s -fa %s", ngl, p->n_ctx, ggml_type_get(p->type_k)->name,
            ggml_type_get(p->type_v)->name, p->flash_attn ? "on" : "off");

@@ -56,6 +56,9 @@ def plan_json(spec):
     assert p.returncode == 0, f"plan {spec}: {p.stderr}"
     d = json.loads(p.stdout)
     d["model"].pop("source")
+    assert d.pop("file") == spec, d
+    cmd = d.pop("llama_cpp")
+    assert cmd.startswith(("llama-server -mu " if "://" in spec else "llama-server -m ") + spec + " "), cmd
     for dev in d.get("devices", []):
         dev.pop("free_bytes", None)   # read now, twice
         dev.pop("margin_bytes", None)
