@@ -6,11 +6,17 @@
  * Content-Length and with the bytes that actually arrived. A 200 (the server
  * ignores Range) is refused at its first body byte, so fitcheck never
  * downloads a whole model by accident. Redirects, time and speed are bounded
- * (model.h's HTTP_* limits). */
+ * (model.h's HTTP_* limits).
+ *
+ * libcurl is opened with dlopen when a URL is first read, not linked: with
+ * its TLS, Kerberos and LDAP libraries it is 15 MB that every other verb
+ * would load, and that scripts/gpu-pack.sh would have to carry to a machine
+ * with no network (its bundle limit is 60 MiB). */
 #include "model/model.h"
 
 #include <curl/curl.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -134,6 +140,39 @@ bool http_is_url(const char *spec) {
     return spec && (!strncasecmp(spec, "http://", 7) || !strncasecmp(spec, "https://", 8));
 }
 
+/* The libcurl functions used, from the library Debian's libcurl4 installs. */
+#define HTTP_LIBCURL "libcurl.so.4"
+static struct {
+    bool ready;
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+} cu;
+
+/* Not thread-safe (curl_global_init is not either): done once, on the
+ * CLI's one thread. */
+static int curl_load(fc_err *err) {
+    if (cu.ready) return FC_OK;
+    void *h = dlopen(HTTP_LIBCURL, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return fc_err_set(err, FC_ERUNTIME, "reading a model by URL needs %s (Debian package libcurl4): %s", HTTP_LIBCURL,
+                          dlerror());
+    *(void **)&cu.global_init = dlsym(h, "curl_global_init");
+    *(void **)&cu.easy_init = dlsym(h, "curl_easy_init");
+    *(void **)&cu.easy_setopt = dlsym(h, "curl_easy_setopt");
+    *(void **)&cu.easy_perform = dlsym(h, "curl_easy_perform");
+    *(void **)&cu.easy_cleanup = dlsym(h, "curl_easy_cleanup");
+    *(void **)&cu.easy_strerror = dlsym(h, "curl_easy_strerror");
+    if (!cu.global_init || !cu.easy_init || !cu.easy_setopt || !cu.easy_perform || !cu.easy_cleanup ||
+        !cu.easy_strerror || cu.global_init(CURL_GLOBAL_DEFAULT))
+        return fc_err_set(err, FC_ERUNTIME, "%s is not a usable libcurl", HTTP_LIBCURL);
+    cu.ready = true;
+    return FC_OK;
+}
+
 struct http_conn {
     CURL *curl;
     char url[4096];
@@ -174,16 +213,12 @@ static double conn_timeout_s(void) {
 }
 
 int http_conn_open(http_conn **out, const char *url, fc_err *err) {
-    static bool curl_ready;
     *out = NULL;
     if (!http_is_url(url)) return fc_err_set(err, FC_EINPUT, "%s is not an http:// or https:// URL", url);
     if (strlen(url) >= sizeof((http_conn *)0)->url) return fc_err_set(err, FC_EINPUT, "URL longer than 4095 bytes");
-    /* Not thread-safe, so done once, on the CLI's one thread. */
-    if (!curl_ready && curl_global_init(CURL_GLOBAL_DEFAULT))
-        return fc_err_set(err, FC_ERUNTIME, "libcurl failed to initialise");
-    curl_ready = true;
+    if (curl_load(err)) return err->status;
     http_conn *c = calloc(1, sizeof *c);
-    if (!c || !(c->curl = curl_easy_init())) {
+    if (!c || !(c->curl = cu.easy_init())) {
         free(c);
         return fc_err_set(err, FC_ERUNTIME, "out of memory starting an HTTP connection");
     }
@@ -191,29 +226,29 @@ int http_conn_open(http_conn **out, const char *url, fc_err *err) {
     double timeout = conn_timeout_s();
     c->deadline = fc_now() + timeout;
     CURL *h = c->curl;
-    curl_easy_setopt(h, CURLOPT_URL, c->url);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)HTTP_MAX_REDIRECTS);
+    cu.easy_setopt(h, CURLOPT_URL, c->url);
+    cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    cu.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    cu.easy_setopt(h, CURLOPT_MAXREDIRS, (long)HTTP_MAX_REDIRECTS);
     /* Neither the URL nor a redirect may lead to file://, ftp://, ... */
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(1e3 * (timeout < HTTP_CONNECT_TIMEOUT_S ? timeout : HTTP_CONNECT_TIMEOUT_S)));
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)HTTP_LOW_SPEED_BYTES);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)(timeout < HTTP_LOW_SPEED_S ? (timeout < 1 ? 1 : timeout) : HTTP_LOW_SPEED_S));
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "fitcheck/" FITCHECK_VERSION);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->curl_msg);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
+    cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    cu.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(1e3 * (timeout < HTTP_CONNECT_TIMEOUT_S ? timeout : HTTP_CONNECT_TIMEOUT_S)));
+    cu.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)HTTP_LOW_SPEED_BYTES);
+    cu.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)(timeout < HTTP_LOW_SPEED_S ? (timeout < 1 ? 1 : timeout) : HTTP_LOW_SPEED_S));
+    cu.easy_setopt(h, CURLOPT_USERAGENT, "fitcheck/" FITCHECK_VERSION);
+    cu.easy_setopt(h, CURLOPT_ERRORBUFFER, c->curl_msg);
+    cu.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    cu.easy_setopt(h, CURLOPT_HEADERDATA, c);
+    cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    cu.easy_setopt(h, CURLOPT_WRITEDATA, c);
     *out = c;
     return FC_OK;
 }
 
 void http_conn_close(http_conn *c) {
     if (!c) return;
-    curl_easy_cleanup(c->curl);
+    cu.easy_cleanup(c->curl);
     free(c);
 }
 
@@ -224,15 +259,15 @@ int http_conn_read(http_conn *c, uint64_t off, uint64_t len, uint8_t *buf, uint6
     if (left <= 0) return fc_err_set(err, FC_EINPUT, "%s: timed out (no answer within the time limit)", c->url);
     char range[64];
     snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)off, (unsigned long long)(off + len - 1));
-    curl_easy_setopt(c->curl, CURLOPT_RANGE, range);
-    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(1e3 * left) + 1);
+    cu.easy_setopt(c->curl, CURLOPT_RANGE, range);
+    cu.easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(1e3 * left) + 1);
     http_reply_reset(&c->reply);
     c->buf = buf;
     c->cap = len;
     c->got = 0;
     c->refused = false;
     c->curl_msg[0] = '\0';
-    CURLcode rc = curl_easy_perform(c->curl);
+    CURLcode rc = cu.easy_perform(c->curl);
     *got = c->got;
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && c->refused)) {
         if (http_reply_check(&c->reply, off, len, c->got, c->url, err)) return err->status;
@@ -242,7 +277,7 @@ int http_conn_read(http_conn *c, uint64_t off, uint64_t len, uint8_t *buf, uint6
         *total = c->reply.total;
         return FC_OK;
     }
-    const char *why = c->curl_msg[0] ? c->curl_msg : curl_easy_strerror(rc);
+    const char *why = c->curl_msg[0] ? c->curl_msg : cu.easy_strerror(rc);
     switch (rc) {
     case CURLE_TOO_MANY_REDIRECTS:
         return fc_err_set(err, FC_EINPUT, "%s: more than %d redirects (a redirect loop?)", c->url, HTTP_MAX_REDIRECTS);
