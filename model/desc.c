@@ -73,6 +73,7 @@ int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err) {
         memcpy(t->ne, g->ne, sizeof t->ne);
         t->type = g->type;
         t->bytes = g->bytes;
+        t->offset = g->offset;
         t->role = model_tensor_role(g->name, &t->layer);
         if (t->layer >= (int32_t)d->hp.n_layer) {
             /* Read the layer before freeing: t points into d->tensors
@@ -86,6 +87,7 @@ int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err) {
         d->weight_bytes += g->bytes;
     }
     d->file_bytes = f->size;
+    d->has_offsets = true;
     snprintf(d->source, sizeof d->source, "%s", f->path);
     return FC_OK;
 }

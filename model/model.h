@@ -318,6 +318,7 @@ typedef struct model_tensor {
     uint64_t bytes;
     int32_t layer;    /* -1 for tensors outside the blocks */
     int role;         /* enum model_role */
+    uint64_t offset;  /* in the GGUF data section (has_offsets): what a mapping spans */
 } model_tensor;
 
 typedef struct model_desc {
@@ -327,6 +328,7 @@ typedef struct model_desc {
     uint64_t n_params;
     uint64_t weight_bytes;
     uint64_t file_bytes;  /* whole file when read from GGUF, else estimated */
+    bool has_offsets;     /* read from a GGUF: tensor offsets known (not a synthesized table) */
     char source[4096];    /* path, or "catalog:NAME", or config.json path */
 } model_desc;
 

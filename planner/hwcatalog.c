@@ -168,7 +168,7 @@ static double hw_gpu_share(const plan_hw_entry *e, double gib) {
 int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
     memset(hw, 0, sizeof *hw);
     bool have_host = false;
-    char buf[1024];
+    char buf[1024], apple[64] = "", discrete[64] = "";
     if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf) return fc_err_set(err, FC_EINPUT, "--hw list too long");
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -177,6 +177,15 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
         int rc = hw_pick(tok, &e, &gib, err);
         if (rc) return rc;
         bool unified = !strcmp(e.category, "apple_soc") || !strcmp(e.category, "unified_soc");
+        if (!strcmp(e.category, "apple_soc")) snprintf(apple, sizeof apple, "%s", e.id);
+        else if (!unified && strcmp(e.category, "cpu_platform")) snprintf(discrete, sizeof discrete, "%s", e.id);
+        /* macOS on Apple silicon drives no discrete GPU: no CUDA or ROCm
+         * driver, no eGPU support — such a machine does not exist. */
+        if (apple[0] && discrete[0])
+            return fc_err_set(err, FC_EINPUT,
+                              "--hw: %s is a Mac (Metal, unified memory) and %s a discrete GPU, which Apple silicon "
+                              "Macs cannot drive; plan them separately (--hw %s, --hw %s)",
+                              apple, discrete, apple, discrete);
         if (!strcmp(e.category, "cpu_platform") || unified) {
             if (have_host) return fc_err_set(err, FC_EINPUT, "--hw: more than one CPU platform or unified-memory machine");
             have_host = true;

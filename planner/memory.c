@@ -6,10 +6,17 @@
  * --tensor-split); token_embd always stays on the CPU; each layer's KV cache
  * lives with the layer. Compute buffers are the peak of the graph phases a
  * backend runs (attention, FFN, output), because ggml's allocator reuses
- * memory between them. See docs/planner-memory.md for the derivation and the
- * llama.cpp figures each formula was checked against. */
+ * memory between them. Each device's bytes are split the way the kernel sees
+ * them — anonymous, pinned, device memory, or pages of the mapped file it may
+ * reclaim — and the verdict uses the right one. See docs/planner-memory.md for
+ * the derivation and the llama.cpp figures each formula was checked against.
+ * Source references are to llama.cpp as vendored in llama-cpp-python 0.3.36
+ * (~/.cache/fitcheck/llama.cpp). */
 #include "planner/planner.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PAD_UP(x, n) (((x) + (n) - 1) / (n) * (n))
@@ -48,9 +55,36 @@ void plan_params_default(plan_params *p) {
     p->n_cpu_moe = 0;
 }
 
-static const char *const verdict_names[] = {"fits", "tight", "does not fit"};
+/* Backends whose device has a host (pinned) buffer type. llama.cpp's list
+ * of buffer types for CPU weights is "ACCEL -> GPU host -> CPU extra -> CPU"
+ * (make_cpu_buft_list, src/llama-model.cpp): with such a GPU in the process
+ * the CPU's weights go to its host buffer, ahead of CPU_REPACK, so nothing is
+ * repacked (--no-host would allow it); with mmap the loader then swaps that
+ * host buffer for the plain mapped CPU buffer ("avoid using a host buffer
+ * when using mmap", src/llama-model-loader.cpp), without mmap they are read
+ * into pinned memory. The CPU backend's compute buffer is that host type too
+ * (llama-context.cpp). Metal has none (get_host_buffer_type = NULL,
+ * ggml-metal.cpp). */
+static const bool backend_host_buft[PLAN_BACKEND_COUNT] = {
+    [PLAN_CUDA] = true, [PLAN_ROCM] = true, [PLAN_VULKAN] = true, [PLAN_SYCL] = true,
+};
+
+/* Backends that map the model file into their own buffer instead of copying
+ * weights (caps.buffer_from_host_ptr, used with mmap for the default buffer
+ * type: llama_model_base::load_tensors): Metal. The buffer spans the file
+ * from the first to the last tensor it holds (get_mapping_range) — with the
+ * output layer first in the file, the whole file: gpt-oss-20b on Metal
+ * prints 11536 MiB Metal_Mapped next to 587 MiB CPU_Mapped (token_embd),
+ * the same pages counted twice. */
+static const bool backend_maps_file[PLAN_BACKEND_COUNT] = {[PLAN_METAL] = true};
+
+static const char *const verdict_names[] = {"fits", "tight", "fits, pages from disk", "does not fit"};
 
 const char *plan_verdict_name(int v) { return v >= PLAN_FITS && v <= PLAN_NO_FIT ? verdict_names[v] : "?"; }
+
+static const char *const flag_names[PLAN_FLAG_COUNT] = {"--no-mmap", "--no-repack", "--mlock"};
+
+const char *plan_load_flag_name(int f) { return f >= 0 && f < PLAN_FLAG_COUNT ? flag_names[f] : "?"; }
 
 uint32_t plan_kv_cells(const model_hparams *hp, const plan_params *p, bool swa) {
     uint64_t pad = p->flash_attn ? KV_PAD_FA : KV_PAD_NOFA;
@@ -171,25 +205,53 @@ static uint64_t output_bytes(const graph_dims *g) { return g->ub * F32_BYTES * (
 static bool tensor_is_expert(const model_tensor *t);
 static bool expert_on_host(const plan_params *p, uint32_t il) { return p->exps_on_host || il < p->n_cpu_moe; }
 
-static void compute_buffers(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl) {
+/* How llama.cpp will hold the weights, from the flags and the devices. */
+typedef struct load_mode {
+    bool mmap, mlock;
+    bool repack;       /* CPU_REPACK in use: not turned off, and no GPU host buffer type ahead of it */
+    int isa;           /* enum plan_repack of the host CPU */
+    bool host_buft;    /* a GPU with a host (pinned) buffer type is in the process */
+    bool offload;      /* the first GPU runs the big-batch matmuls of weights in host buffers */
+} load_mode;
+
+/* The scheduler moves an op whose weight sits in a host buffer of the CPU
+ * (the last backend) to the first GPU that wants it: ggml_backend_offload_op
+ * is true for batches >= 32 on CUDA/ROCm/Metal (ggml-backend.cpp, pass 1 of
+ * the graph split; op_offload is on unless --no-op-offload). Every device of
+ * the model gets a backend whatever -ngl is (llama-context.cpp), so this
+ * happens with -ngl 0 too. CPU_REPACK buffers are not host buffers: repacked
+ * weights stay on the CPU. */
+static void load_mode_init(load_mode *lm, const plan_hw *hw, const plan_params *p) {
+    memset(lm, 0, sizeof *lm);
+    lm->mmap = !p->no_mmap;
+    lm->mlock = p->mlock;
+    for (int g = 0; g < hw->n_gpu; g++) lm->host_buft |= backend_host_buft[hw->gpu[g].backend];
+    lm->repack = !p->no_repack && !lm->host_buft;
+    lm->isa = hw->host.cpu_repack;
+    lm->offload = hw->n_gpu > 0 && p->n_ubatch >= OP_OFFLOAD_MIN_BATCH;
+}
+
+/* Per-plan scratch: what the compute buffers and the spans need from the weights. */
+typedef struct weight_scan {
+    uint64_t host_layer[MODEL_MAX_LAYERS]; /* host-buffer weights of each layer: copied to the GPU per batch */
+    uint64_t host_out;                     /* the output matrix when it is a host-buffer weight */
+    uint64_t shared[PLAN_MAX_DEVICES];     /* host-mapped bytes inside a GPU's mapped span (one set of pages) */
+} weight_scan;
+
+static void compute_buffers(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl,
+                            const load_mode *lm, const weight_scan *ws) {
     const model_hparams *hp = &d->hp;
     graph_dims g;
     graph_dims_init(&g, hp, p, m->kv_cells);
-    uint64_t host_layer_max = 0; /* biggest CPU-resident layer, copied to the GPU for big batches */
-    uint64_t layer_bytes[MODEL_MAX_LAYERS] = {0};
-    uint64_t host_expert_bytes[MODEL_MAX_LAYERS] = {0}; /* experts of GPU layers kept on the CPU */
-    for (uint32_t i = 0; i < d->n_tensors; i++) {
-        const model_tensor *t = &d->tensors[i];
-        if (t->layer < 0 || (uint32_t)t->layer >= hp->n_layer) continue;
-        layer_bytes[t->layer] += t->bytes;
-        if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) host_expert_bytes[t->layer] += t->bytes;
-    }
+    uint64_t host_layer_max = 0; /* biggest set of host weights of one layer, copied to the GPU for big batches */
+    uint64_t act_max = 0;        /* the activations of the biggest layer phase */
     for (uint32_t il = 0; il < hp->n_layer; il++) {
-        int dev = placement_device(pl, il);
-        plan_dev_mem *dm = dev_mem(m, dev);
+        plan_dev_mem *dm = dev_mem(m, placement_device(pl, il));
         uint32_t cells = hp->swa_layer[il] ? m->kv_cells_swa : m->kv_cells;
-        dm->compute = max_u64(dm->compute, max_u64(attn_bytes(&g, cells, p->flash_attn), ffn_bytes(&g)));
-        host_layer_max = max_u64(host_layer_max, dev < 0 ? layer_bytes[il] : host_expert_bytes[il]);
+        uint64_t act = max_u64(attn_bytes(&g, cells, p->flash_attn), ffn_bytes(&g));
+        dm->compute = max_u64(dm->compute, act);
+        act_max = max_u64(act_max, act);
+        host_layer_max = max_u64(host_layer_max, ws->host_layer[il]);
     }
     int out_dev = placement_device(pl, hp->n_layer);
     plan_dev_mem *om = dev_mem(m, out_dev);
@@ -198,9 +260,16 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
     uint64_t mask = p->flash_attn ? (uint64_t)m->kv_cells * PAD_UP(g.ub, MASK_PAD) * F16_BYTES
                                   : (uint64_t)m->kv_cells * g.ub * F32_BYTES;
     m->host.compute = max_u64(m->host.compute, g.ub * F32_BYTES * g.e + mask);
-    if (host_layer_max && pl->n_gpu && pl->n_act && p->n_ubatch >= OP_OFFLOAD_MIN_BATCH)
-        for (int gi = 0; gi < pl->n_gpu; gi++)
-            if (m->gpu[gi].n_layers || m->gpu[gi].has_output) m->gpu[gi].compute += host_layer_max;
+    if (!lm->offload) return;
+    /* The first GPU runs the host layers' phases with a copy of their weights
+     * (the copies are freed after use: one layer's worth at a time), and the
+     * logits with a copy of a host output matrix. Qwen3-14B Q8_0 at -ngl 0 on
+     * ROCm: output.weight 788 MiB + logits 512 x 151936 x 4 + its input =
+     * 1095 MiB, the ~1.1 GiB GPU compute buffer llama.cpp's log shows. */
+    plan_dev_mem *g0 = &m->gpu[0];
+    uint64_t layer_phase = host_layer_max ? max_u64(g0->compute, act_max) + host_layer_max : 0;
+    uint64_t out_phase = ws->host_out ? output_bytes(&g) + ws->host_out : 0;
+    g0->compute = max_u64(g0->compute, max_u64(layer_phase, out_phase));
 }
 
 /* ---- the whole breakdown ---------------------------------------------------- */
@@ -220,10 +289,10 @@ static const struct { int isa; uint32_t type; int64_t rows; } repack_rules[] = {
 
 /* Bytes of t the CPU backend copies into CPU_REPACK: matmul weights only
  * (token_embd is read by row lookups and stays mapped). */
-static uint64_t repack_bytes(const model_tensor *t, int isa) {
-    if (t->role == ROLE_TOKEN_EMBD || t->n_dims < 2 || t->role == ROLE_FFN_GATE_INP) return 0;
+static uint64_t repack_bytes(const model_tensor *t, const load_mode *lm) {
+    if (!lm->repack || t->role == ROLE_TOKEN_EMBD || t->n_dims < 2 || t->role == ROLE_FFN_GATE_INP) return 0;
     for (size_t i = 0; i < FC_ARRAY_LEN(repack_rules); i++)
-        if (repack_rules[i].isa == isa && repack_rules[i].type == t->type && t->ne[1] % repack_rules[i].rows == 0)
+        if (repack_rules[i].isa == lm->isa && repack_rules[i].type == t->type && t->ne[1] % repack_rules[i].rows == 0)
             return t->bytes;
     return 0;
 }
@@ -234,36 +303,111 @@ static bool tensor_is_expert(const model_tensor *t) {
            strstr(t->name, "_exps.") != NULL;
 }
 
-static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params *p, const placement *pl, int isa,
-                          fc_err *err) {
+/* The device holding t: a GPU index, or -1 for the host. */
+static int tensor_device(const model_tensor *t, const model_hparams *hp, const plan_params *p, const placement *pl) {
+    if (t->layer >= 0) {
+        if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) return -1;
+        return placement_device(pl, (uint32_t)t->layer);
+    }
+    if (t->role == ROLE_TOKEN_EMBD) return -1; /* always the CPU (llama_model_base::load_tensors) */
+    return placement_device(pl, hp->n_layer);
+}
+
+/* A host weight's bytes: a CPU_REPACK copy (anonymous; its file pages are
+ * read once and then cold, the kernel takes them back for free), used in
+ * place in the mapped file (page cache), or read into a buffer with
+ * --no-mmap (anonymous; pinned when a GPU's host buffer type holds it).
+ * Returns the bytes the GPU may copy for a big batch (host buffers only). */
+static uint64_t host_weight(plan_dev_mem *h, const load_mode *lm, const model_tensor *t) {
+    uint64_t rp = repack_bytes(t, lm);
+    h->weights += t->bytes;
+    if (rp) {
+        h->repack += rp;
+        return 0;
+    }
+    if (lm->mmap) h->mapped += t->bytes;
+    else if (lm->host_buft) h->pinned += t->bytes;
+    return t->bytes;
+}
+
+/* Tied embeddings: the output is token_embd again (TENSOR_DUPLICATED), in
+ * the output's buffer. On a GPU, a copy. On the host: with mmap the same
+ * mapped pages, unless the CPU repacks it as a matmul weight; without mmap a
+ * second buffer read from the same bytes. */
+static uint64_t tied_output_on_host(plan_dev_mem *h, const load_mode *lm, const model_tensor *embd) {
+    model_tensor as_output = *embd;
+    as_output.role = ROLE_OUTPUT;
+    uint64_t rp = repack_bytes(&as_output, lm);
+    if (rp) {
+        h->weights += rp;
+        h->repack += rp;
+        return 0;
+    }
+    if (!lm->mmap) {
+        h->weights += embd->bytes;
+        if (lm->host_buft) h->pinned += embd->bytes;
+    }
+    return embd->bytes;
+}
+
+/* A file-mapping GPU's buffer spans the file from its first tensor to its
+ * last (get_mapping_range): the bytes it counts, and the host-mapped bytes
+ * inside (the same pages the host counts). Without offsets (a synthesized
+ * table) the order of the published file is unknown: the whole file, as the
+ * gpt-oss-20b log shows — the output tensors come first in such files. */
+static void mapped_span(plan_memory *m, weight_scan *ws, int gi, const model_desc *d, const plan_params *p,
+                        const placement *pl, const load_mode *lm) {
+    plan_dev_mem *gm = &m->gpu[gi];
+    uint64_t first = UINT64_MAX, last = 0, shared = 0;
+    if (!d->has_offsets) {
+        first = 0;
+        last = d->weight_bytes;
+        shared = m->host.mapped;
+    } else {
+        for (uint32_t i = 0; i < d->n_tensors; i++) {
+            const model_tensor *t = &d->tensors[i];
+            int dev = tensor_device(t, &d->hp, p, pl);
+            bool tied_out = t->role == ROLE_TOKEN_EMBD && d->hp.tied_embeddings && placement_device(pl, d->hp.n_layer) == gi;
+            if (dev != gi && !tied_out) continue;
+            if (t->offset < first) first = t->offset;
+            if (t->offset + t->bytes > last) last = t->offset + t->bytes;
+        }
+        for (uint32_t i = 0; i < d->n_tensors && first < last; i++) {
+            const model_tensor *t = &d->tensors[i];
+            if (tensor_device(t, &d->hp, p, pl) < 0 && !repack_bytes(t, lm) && t->offset >= first && t->offset < last)
+                shared += t->bytes;
+        }
+    }
+    if (first >= last) return;
+    gm->weights = last - first;
+    gm->mapped = last - first;
+    ws->shared[gi] = shared;
+}
+
+static int weights_and_kv(plan_memory *m, weight_scan *ws, const model_desc *d, const plan_hw *hw, const plan_params *p,
+                          const placement *pl, const load_mode *lm, fc_err *err) {
     const model_hparams *hp = &d->hp;
     int out_dev = placement_device(pl, hp->n_layer);
     dev_mem(m, out_dev)->has_output = true;
     m->host.has_embd = true;
     for (uint32_t i = 0; i < d->n_tensors; i++) {
         const model_tensor *t = &d->tensors[i];
-        if (t->layer >= 0) {
-            int dev = placement_device(pl, (uint32_t)t->layer);
-            if (tensor_is_expert(t) && expert_on_host(p, (uint32_t)t->layer)) dev = -1;
-            dev_mem(m, dev)->weights += t->bytes;
-            if (dev < 0) m->host.repack += repack_bytes(t, isa);
-        } else if (t->role == ROLE_TOKEN_EMBD) {
-            m->host.weights += t->bytes;
-            /* Tied embeddings: the output is a second copy of token_embd on
-             * the output's device (the same mmap pages when that is the CPU). */
-            if (hp->tied_embeddings && out_dev >= 0) m->gpu[out_dev].weights += t->bytes;
-            if (hp->tied_embeddings && out_dev < 0) {
-                /* the output's duplicate of it is a matmul weight: repacked like one */
-                model_tensor as_output = *t;
-                as_output.role = ROLE_OUTPUT;
-                m->host.repack += repack_bytes(&as_output, isa);
-            }
+        int dev = tensor_device(t, hp, p, pl);
+        if (dev >= 0) {
+            m->gpu[dev].weights += t->bytes;
         } else {
-            dev_mem(m, out_dev)->weights += t->bytes;
-            if (out_dev < 0) m->host.repack += repack_bytes(t, isa);
+            uint64_t copyable = host_weight(&m->host, lm, t);
+            if (t->layer >= 0) ws->host_layer[t->layer] += copyable;
+            else if (t->role == ROLE_OUTPUT) ws->host_out = copyable;
+        }
+        if (t->role == ROLE_TOKEN_EMBD && hp->tied_embeddings) {
+            if (out_dev >= 0) m->gpu[out_dev].weights += t->bytes;
+            else ws->host_out = tied_output_on_host(&m->host, lm, t);
         }
     }
-    m->host.weights += m->host.repack;
+    if (lm->mmap)
+        for (int g = 0; g < pl->n_gpu; g++)
+            if (backend_maps_file[hw->gpu[g].backend] && m->gpu[g].weights) mapped_span(m, ws, g, d, p, pl, lm);
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         plan_dev_mem *dm = dev_mem(m, placement_device(pl, il));
         if (!dm->n_layers) dm->layer_first = il;
@@ -278,12 +422,30 @@ static int weights_and_kv(plan_memory *m, const model_desc *d, const plan_params
     return FC_OK;
 }
 
-static void verdict(plan_dev_mem *dm) {
+static uint64_t tight_margin(uint64_t capacity) {
+    uint64_t tight = capacity / TIGHT_MARGIN_DIV;
+    return tight > TIGHT_MARGIN_MAX ? TIGHT_MARGIN_MAX : tight;
+}
+
+/* total = anon + mapped; a GPU's memory takes all of it. */
+static void dev_totals(plan_dev_mem *dm) {
     dm->total = dm->weights + dm->kv + dm->compute + dm->output + dm->overhead;
+    dm->anon = dm->total - dm->mapped;
     dm->margin = (int64_t)dm->capacity - (int64_t)dm->total;
-    uint64_t tight = dm->capacity / TIGHT_MARGIN_DIV;
-    if (tight > TIGHT_MARGIN_MAX) tight = TIGHT_MARGIN_MAX;
-    dm->verdict = dm->margin < 0 ? PLAN_NO_FIT : dm->margin < (int64_t)tight ? PLAN_TIGHT : PLAN_FITS;
+}
+
+static void verdict_gpu(plan_dev_mem *dm) {
+    dm->verdict = dm->margin < 0 ? PLAN_NO_FIT : dm->margin < (int64_t)tight_margin(dm->capacity) ? PLAN_TIGHT : PLAN_FITS;
+}
+
+/* The host: what the kernel cannot take back must fit (with --mlock the
+ * mapped weights too); the mapped weights may not, at the price of reading
+ * them from disk again. */
+static void verdict_host(plan_dev_mem *dm, bool mlock) {
+    uint64_t resident = dm->anon + (mlock ? dm->mapped : 0);
+    if (resident > dm->capacity) dm->verdict = PLAN_NO_FIT;
+    else if (dm->margin < 0) dm->verdict = PLAN_PAGED;
+    else verdict_gpu(dm);
 }
 
 static int params_check(const plan_params *p, fc_err *err) {
@@ -296,37 +458,127 @@ static int params_check(const plan_params *p, fc_err *err) {
     return FC_OK;
 }
 
-int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err) {
+static int memory_once(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err) {
     memset(m, 0, sizeof *m);
     int rc = params_check(p, err);
     if (rc) return rc;
     if (hw->n_gpu > PLAN_MAX_DEVICES) return fc_err_set(err, FC_EINPUT, "more than %d devices", PLAN_MAX_DEVICES);
     placement pl;
     placement_init(&pl, &d->hp, hw, p);
+    load_mode lm;
+    load_mode_init(&lm, hw, p);
+    weight_scan *ws = fc_calloc(1, sizeof *ws, err);
+    if (!ws) return FC_ERUNTIME;
     m->n_gpu = hw->n_gpu;
     m->kv_cells = plan_kv_cells(&d->hp, p, false);
     m->kv_cells_swa = plan_kv_cells(&d->hp, p, true);
-    if ((rc = weights_and_kv(m, d, p, &pl, hw->host.cpu_repack, err))) return rc;
-    compute_buffers(m, d, p, &pl);
+    rc = weights_and_kv(m, ws, d, hw, p, &pl, &lm, err);
+    if (!rc) compute_buffers(m, d, p, &pl, &lm, ws);
     uint64_t outbuf;
-    if (!fc_mul_u64((uint64_t)d->hp.n_vocab * F32_BYTES, p->n_parallel, &outbuf))
-        return fc_err_set(err, FC_EINPUT, "output buffer size overflows");
+    if (!rc && !fc_mul_u64((uint64_t)d->hp.n_vocab * F32_BYTES, p->n_parallel, &outbuf))
+        rc = fc_err_set(err, FC_EINPUT, "output buffer size overflows");
+    if (rc) {
+        free(ws);
+        return rc;
+    }
     m->host.output = outbuf;
     m->host.overhead = backend_overhead[PLAN_CPU];
     m->host.capacity = hw->host.mem_free;
     uint64_t unified_use = 0;
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_dev_mem *dm = &m->gpu[g];
-        dm->overhead = (dm->n_layers || dm->has_output) ? backend_overhead[hw->gpu[g].backend] : 0;
+        /* Every GPU of the process gets a backend and its context, -ngl 0 or not. */
+        dm->overhead = backend_overhead[hw->gpu[g].backend];
         dm->capacity = hw->gpu[g].mem_free;
-        verdict(dm);
-        if (hw->gpu[g].unified) unified_use += dm->total;
+        dev_totals(dm);
+        verdict_gpu(dm);
+        /* A unified-memory GPU's allocations come out of the same RAM; pages
+         * its mapped span shares with the host's mapped weights count once. */
+        if (hw->gpu[g].unified) unified_use += dm->total - ws->shared[g];
     }
-    /* A unified-memory GPU's allocations come out of the same RAM. */
+    free(ws);
     m->host.capacity = m->host.capacity > unified_use ? m->host.capacity - unified_use : 0;
-    verdict(&m->host);
+    dev_totals(&m->host);
+    /* The CPU backend's compute buffer lives in the first GPU's host buffer type
+     * (llama-context.cpp); --mlock locks host buffers and the mapping. */
+    if (lm.host_buft) m->host.pinned += m->host.compute;
+    if (lm.mlock) m->host.pinned = m->host.total - m->host.repack;
+    verdict_host(&m->host, lm.mlock);
     m->verdict = m->host.verdict;
     for (int g = 0; g < hw->n_gpu; g++)
         if (m->gpu[g].verdict > m->verdict) m->verdict = m->gpu[g].verdict;
+    return FC_OK;
+}
+
+/* ---- which flag changes the fit ------------------------------------------- */
+
+static void toggle_flag(plan_params *p, int f) {
+    if (f == PLAN_FLAG_NO_MMAP) p->no_mmap = !p->no_mmap;
+    else if (f == PLAN_FLAG_NO_REPACK) p->no_repack = !p->no_repack;
+    else p->mlock = !p->mlock;
+}
+
+static bool flag_set(const plan_params *p, int f) {
+    return f == PLAN_FLAG_NO_MMAP ? p->no_mmap : f == PLAN_FLAG_NO_REPACK ? p->no_repack : p->mlock;
+}
+
+/* What each flag does to the host's memory, in words (llama.cpp
+ * common/arg.cpp; newer builds spell the first and last --load-mode none and
+ * --load-mode mlock / mmap+mlock). */
+static const char *const flag_effect[PLAN_FLAG_COUNT] = {
+    [PLAN_FLAG_NO_MMAP] = "reads the weights into anonymous memory instead of using the file's pages in place",
+    [PLAN_FLAG_NO_REPACK] = "leaves the CPU_REPACK weights in the mapped file instead of copying them",
+    [PLAN_FLAG_MLOCK] = "locks the mapped weights in RAM",
+};
+
+static void note_add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note_add(char *buf, size_t cap, const char *fmt, ...) {
+    size_t n = strlen(buf);
+    if (n + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+static void memory_note(plan_memory *m, const plan_params *p) {
+    char a[24], b[24], c[24];
+    const plan_dev_mem *h = &m->host;
+    if (h->verdict == PLAN_PAGED)
+        note_add(m->note, sizeof m->note,
+                 "host: %s must stay in RAM and fits %s free, but the %s of weights used from the mapped file do not: "
+                 "the kernel drops those pages and reads them from disk again, so every token waits on the disk.",
+                 fc_fmt_bytes(h->anon, a, sizeof a), fc_fmt_bytes(h->capacity, b, sizeof b),
+                 fc_fmt_bytes(h->mapped, c, sizeof c));
+    for (int f = 0; f < PLAN_FLAG_COUNT; f++) {
+        int v = m->flag_verdict[f];
+        if (v < 0 || v == m->verdict) continue;
+        bool set = flag_set(p, f);
+        note_add(m->note, sizeof m->note, "%s%s %s (%s %s): %s.", m->note[0] ? " " : "", set ? "Without" : "With",
+                 plan_load_flag_name(f), set ? "which" : "it", flag_effect[f], plan_verdict_name(v));
+    }
+}
+
+int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err) {
+    int rc = memory_once(m, d, hw, p, err);
+    if (rc) return rc;
+    /* The same plan with each loading flag flipped: where the verdict moves,
+     * the fit depends on that flag and the note says how. A flag that cannot
+     * matter here (no repacking, nothing mapped) is not tried. */
+    plan_memory *alt = fc_calloc(1, sizeof *alt, err);
+    if (!alt) return FC_ERUNTIME;
+    for (int f = 0; f < PLAN_FLAG_COUNT; f++) {
+        m->flag_verdict[f] = -1;
+        bool relevant = f == PLAN_FLAG_NO_REPACK ? (m->host.repack > 0 || p->no_repack)
+                        : f == PLAN_FLAG_MLOCK   ? (m->host.mapped > 0 || p->mlock)
+                                                 : true;
+        if (!relevant) continue;
+        plan_params q = *p;
+        toggle_flag(&q, f);
+        fc_err ignored = {0};
+        if (memory_once(alt, d, hw, &q, &ignored) == FC_OK) m->flag_verdict[f] = alt->verdict;
+    }
+    free(alt);
+    memory_note(m, p);
     return FC_OK;
 }

@@ -111,6 +111,11 @@ typedef struct plan_params {
     float tensor_split[PLAN_MAX_DEVICES]; /* all 0 = proportional to free memory, as llama.cpp */
     uint32_t n_tensor_split;   /* values the user gave (-ts): more than the GPUs is an error */
     uint32_t n_cpu_moe;        /* expert tensors of layers 0..n-1 stay in host RAM (--n-cpu-moe) */
+    /* How llama.cpp loads the weights (docs/planner-memory.md, "Memory as the
+     * operating system sees it"): */
+    bool no_mmap;              /* --no-mmap (--load-mode none): weights read into anonymous buffers */
+    bool mlock;                /* --mlock: the mapped weights locked in RAM */
+    bool no_repack;            /* -nr / --no-repack: no CPU_REPACK copies, those weights stay mapped */
 } plan_params;
 
 void plan_params_default(plan_params *p);
@@ -118,18 +123,40 @@ void plan_params_default(plan_params *p);
  * Every output (text, JSON, tables) shows this one number. */
 int32_t plan_ngl_count(const plan_params *p, const model_hparams *hp);
 
-enum plan_verdict { PLAN_FITS = 0, PLAN_TIGHT, PLAN_NO_FIT };
+/* PLAN_PAGED: what must stay resident fits, but not with the weights read
+ * through the file mapping: the kernel drops those clean pages and reads them
+ * from disk again as tokens need them — it runs, at disk speed. */
+enum plan_verdict { PLAN_FITS = 0, PLAN_TIGHT, PLAN_PAGED, PLAN_NO_FIT };
 const char *plan_verdict_name(int v);
 
+/* Memory as the operating system sees it. Per device, total = anon + mapped:
+ * - anon: what llama.cpp allocates and the kernel cannot take back — KV
+ *   cache, compute and output buffers, CPU_REPACK copies, weights read with
+ *   --no-mmap; on a GPU, device memory;
+ * - mapped: weights used in place in the mapped file (host), clean page cache
+ *   the kernel reclaims and re-reads from disk; on a unified-memory GPU with
+ *   mmap (Metal) the span of the file its buffer maps, which counts against
+ *   the GPU's working-set limit like any allocation;
+ * - pinned: the part of anon that is page-locked (CUDA_Host-style buffers;
+ *   with --mlock the mapped weights too).
+ * Host verdict: anon (+ mapped with --mlock) > free -> does not fit;
+ * anon + mapped > free -> PLAN_PAGED; else fits / tight by the margin.
+ * A GPU's verdict compares its total with its memory. */
 typedef struct plan_dev_mem {
     uint32_t layer_first, n_layers;   /* repeating layers placed here */
     bool has_output, has_embd;
     uint64_t weights, kv, compute, output, overhead, total;
     uint64_t repack;                  /* part of weights: CPU_REPACK copies (host only) */
+    uint64_t anon, mapped, pinned;    /* see above */
     uint64_t capacity;                /* free memory the plan may use */
     int64_t margin;                   /* capacity - total */
     int verdict;
 } plan_dev_mem;
+
+/* The loading flags whose effect on the fit the plan reports. */
+enum plan_load_flag { PLAN_FLAG_NO_MMAP = 0, PLAN_FLAG_NO_REPACK, PLAN_FLAG_MLOCK, PLAN_FLAG_COUNT };
+const char *plan_load_flag_name(int f);   /* "--no-mmap", "--no-repack", "--mlock" */
+#define PLAN_MEM_NOTE_MAX 512
 
 typedef struct plan_memory {
     plan_dev_mem host;
@@ -138,6 +165,11 @@ typedef struct plan_memory {
     uint32_t kv_cells, kv_cells_swa;  /* cells per full-attention / sliding-window layer */
     uint64_t kv_bytes;                /* all layers, all devices */
     int verdict;                      /* the worst device */
+    /* The verdict with each loading flag toggled from what was asked (-1:
+     * the flag changes nothing here), and the one line that says which flag
+     * changes the fit and how ("" when none does). */
+    int flag_verdict[PLAN_FLAG_COUNT];
+    char note[PLAN_MEM_NOTE_MAX];
 } plan_memory;
 
 /* KV cells llama.cpp allocates: n_ctx padded to 256 with flash attention

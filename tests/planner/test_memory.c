@@ -192,12 +192,20 @@ static void check_apple_share(void) {
     plan_memory m;
     plan(&d, "apple-m4-max-40c:128", &p, &m);
     CHECK(m.gpu[0].capacity == 96ull * 1024 * MIB);
-    CHECK(m.host.capacity == 128ull * 1024 * MIB - m.gpu[0].total);
+    /* The RAM left to the host: the GPU's allocations, less the pages of the
+     * mapped file both count (the host's token_embd lies in Metal's span). */
+    CHECK(m.host.capacity == 128ull * 1024 * MIB - (m.gpu[0].total - m.host.mapped));
     model_desc_free(&d);
     plan_hw hw;
     fc_err err = {0};
     CHECK(plan_hw_from_catalog(&hw, "apple-m4-max-40c:100", &err) == FC_EINPUT);
     CHECK(plan_hw_from_catalog(&hw, "no-such-gpu", &err) == FC_EINPUT && strstr(err.msg, "no-such-gpu"));
+    /* A Mac with a CUDA card: macOS on Apple silicon drives no discrete GPU
+     * (no CUDA or ROCm driver, no eGPU support), so the machine cannot exist. */
+    err.msg[0] = '\0';
+    CHECK(plan_hw_from_catalog(&hw, "apple-m2-ultra:64,rtx-4090", &err) == FC_EINPUT);
+    CHECK_MSG(strstr(err.msg, "apple-m2-ultra") && strstr(err.msg, "rtx-4090"), "%s", err.msg);
+    CHECK(plan_hw_from_catalog(&hw, "rtx-4090,apple-m2-ultra:64", &err) == FC_EINPUT);
 }
 
 /* CPU_REPACK (llama.cpp's interleaved copies on the CPU backend), worked out
@@ -219,11 +227,162 @@ static void check_repack(void) {
     plan_memory m;
     fc_err err = {0};
     CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
-    CHECK(m.host.repack == q4k && m.host.weights == d.weight_bytes + q4k);
+    /* Each weight is in RAM once: the repacked copy (anonymous) replaces the
+     * tensor's mapped pages, read once at load and cold after. */
+    CHECK(m.host.repack == q4k && m.host.weights == d.weight_bytes);
+    CHECK(m.host.mapped == d.weight_bytes - q4k && m.host.anon == m.host.total - m.host.mapped);
     CHECK_NEAR((double)m.host.repack / MIB, 12.66, 0.01);
     hw.host.cpu_repack = PLAN_REPACK_NONE;
     CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
-    CHECK(m.host.repack == 0 && m.host.weights == d.weight_bytes);
+    CHECK(m.host.repack == 0 && m.host.weights == d.weight_bytes && m.host.mapped == d.weight_bytes);
+    /* -nr / --no-repack: the same, on an AVX-512 host. */
+    hw.host.cpu_repack = PLAN_REPACK_X86_AVX512;
+    p.no_repack = true;
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK(m.host.repack == 0 && m.host.mapped == d.weight_bytes);
+    /* --no-mmap: nothing mapped, the weights are anonymous (no GPU: no pinned host buffer). */
+    p.no_repack = false;
+    p.no_mmap = true;
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK(m.host.mapped == 0 && m.host.anon == m.host.total && m.host.pinned == 0);
+    model_desc_free(&d);
+}
+
+/* A CPU-only machine with `gib` GiB free and llama.cpp's AVX2 repacking. */
+static void cpu_machine(plan_hw *hw, double gib) {
+    memset(hw, 0, sizeof *hw);
+    hw->host.mem_free = hw->host.mem_total = (uint64_t)(gib * 1024 * MIB);
+    hw->host.cpu_repack = PLAN_REPACK_X86_AVX2;
+}
+
+/* Issue 15: Qwen3-30B-A3B Q4_K_M (17.3 GiB) on a CPU-only machine with 23 GiB
+ * free. llama.cpp maps the file and copies the Q4_K matmul weights into
+ * CPU_REPACK (ggml-cpu/repack.cpp, AVX2: Q4_K with rows % 8 == 0); the source
+ * pages of those tensors are read once at load and never touched again, so the
+ * kernel reclaims them for free. What must stay in RAM is the repacked copies,
+ * the rest of the weights in place in the page cache, KV and buffers: about the
+ * file size plus 0.5 GiB, well inside 23 GiB — "fits", not "does not fit"
+ * (which counted the repacked bytes twice). */
+static void check_mmap_repack_fit(void) {
+    model_desc d;
+    load("qwen3-30b-a3b", "Q4_K_M", &d);
+    CHECK_NEAR((double)d.weight_bytes / (1024.0 * MIB), 17.3, 0.2);
+    plan_hw hw;
+    cpu_machine(&hw, 23);
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    fc_err err = {0};
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK_MSG(m.verdict == PLAN_FITS, "%s", plan_verdict_name(m.verdict));
+    CHECK(m.host.weights == d.weight_bytes && m.host.repack > 8 * 1024 * MIB);
+    CHECK(m.host.total < d.weight_bytes + 1024 * MIB);
+    CHECK(m.host.anon + m.host.mapped == m.host.total && m.host.mapped == d.weight_bytes - m.host.repack);
+    CHECK(m.note[0] == '\0'); /* no flag changes this verdict */
+
+    /* RAM between what must stay (anon) and everything: it runs with the
+     * mapped weights' pages dropped and re-read from disk as tokens need
+     * them. --no-mmap and --mlock both need every byte resident: they turn
+     * it into "does not fit", and the note says so. */
+    uint64_t anon = m.host.anon, total = m.host.total;
+    hw.host.mem_free = anon + (total - anon) / 2;
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK_MSG(m.verdict == PLAN_PAGED, "%s", plan_verdict_name(m.verdict));
+    CHECK(m.flag_verdict[PLAN_FLAG_NO_MMAP] == PLAN_NO_FIT && m.flag_verdict[PLAN_FLAG_MLOCK] == PLAN_NO_FIT);
+    CHECK_MSG(strstr(m.note, "disk") && strstr(m.note, "--no-mmap") && strstr(m.note, "--mlock"), "%s", m.note);
+    /* Less RAM than the repacked copies and buffers: it does not fit, but
+     * with -nr the repackable weights stay in the page cache and it runs
+     * from disk: the fit depends on --no-repack, and the note names it. */
+    hw.host.mem_free = anon - 256 * MIB;
+    CHECK(plan_memory_compute(&m, &d, &hw, &p, &err) == FC_OK);
+    CHECK(m.verdict == PLAN_NO_FIT && m.flag_verdict[PLAN_FLAG_NO_REPACK] == PLAN_PAGED);
+    CHECK_MSG(strstr(m.note, "--no-repack"), "%s", m.note);
+    model_desc_free(&d);
+}
+
+/* Issue 15: gpt-oss-120b with --cpu-moe on an RTX 4090 put 114 GiB on the host
+ * for a 59 GiB file: the MXFP4 experts counted as mapped weights and again as
+ * CPU_REPACK copies. With a CUDA device in the process llama.cpp's buffer
+ * list for CPU weights is "ACCEL -> GPU host -> CPU extra -> CPU"
+ * (make_cpu_buft_list): the experts go to CUDA_Host, swapped for the plain
+ * mapped CPU buffer under mmap — never repacked. So the host holds each
+ * expert byte once, in the page cache, plus token_embd; its pinned memory is
+ * the CPU compute buffer (CUDA_Host). With --no-mmap the experts are read into
+ * CUDA_Host: anonymous and pinned. */
+static void check_cpu_moe_once(void) {
+    model_desc d;
+    load("gpt-oss-120b", NULL, &d);
+    uint64_t host_bytes = 0;
+    for (uint32_t i = 0; i < d.n_tensors; i++)
+        if (strstr(d.tensors[i].name, "_exps.") || d.tensors[i].role == ROLE_TOKEN_EMBD) host_bytes += d.tensors[i].bytes;
+    plan_params p;
+    plan_params_default(&p);
+    p.exps_on_host = true;
+    plan_memory m;
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK_MSG(m.host.weights == host_bytes, "%llu vs %llu", (unsigned long long)m.host.weights,
+              (unsigned long long)host_bytes);
+    CHECK(m.host.weights < d.weight_bytes && m.host.repack == 0);
+    CHECK(m.host.mapped == host_bytes && m.host.pinned == m.host.compute);
+    CHECK(m.gpu[0].weights + m.host.weights == d.weight_bytes);
+    p.no_mmap = true;
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK(m.host.mapped == 0 && m.host.pinned == host_bytes + m.host.compute);
+    model_desc_free(&d);
+}
+
+/* Issue 15: with a GPU in the process and -ngl 0, llama.cpp still allocates a
+ * GPU compute buffer (~1.1 GiB for Qwen3-14B Q8_0 at 4096 on ROCm, from its
+ * load log). Every device gets a backend whatever -ngl (llama-context.cpp),
+ * and the scheduler hands a matmul whose weight sits in a host buffer to the
+ * first GPU when the batch is >= 32 (ggml_backend_sched, "1.off";
+ * ggml_backend_cuda_device_offload_op), copying the weight into that GPU's
+ * compute buffer. The biggest such phase is the logits: a copy of output.weight
+ * (5120 x 151936 Q8_0 = 151936 * 160 * 34 B = 788.2 MiB) and its f32 result
+ * and input (512 x (151936 + 5120) x 4 B = 306.8 MiB): 1095.0 MiB. */
+static void check_gpu_compute_ngl0(void) {
+    model_desc d;
+    load("qwen3-14b", "Q8_0", &d);
+    plan_params p;
+    plan_params_default(&p);
+    p.n_gpu_layers = 0;
+    plan_memory m;
+    plan(&d, "rx-7900-xtx", &p, &m);
+    CHECK(m.gpu[0].weights == 0 && m.gpu[0].kv == 0 && m.host.n_layers == 40);
+    uint64_t expect = 151936ull * 160 * 34 + 512ull * (151936 + 5120) * 4;
+    CHECK_MSG(m.gpu[0].compute == expect, "%.1f MiB", (double)m.gpu[0].compute / MIB);
+    CHECK(m.gpu[0].compute > 1024 * MIB && m.gpu[0].compute < 1200 * MIB);
+    CHECK(m.gpu[0].overhead > 0); /* the ROCm context exists too */
+    /* ubatch 16 < 32: nothing is offloaded, no GPU compute buffer. */
+    p.n_ubatch = 16;
+    plan(&d, "rx-7900-xtx", &p, &m);
+    CHECK(m.gpu[0].compute == 0);
+    model_desc_free(&d);
+}
+
+/* Issue 15: Metal maps the model file into its buffer (buffer_from_host_ptr
+ * under mmap), from the first to the last tensor it holds — for gpt-oss-20b
+ * llama.cpp prints 11536 MiB Metal_Mapped and 587 MiB CPU_Mapped (token_embd,
+ * 201088 x 2880 Q8_0 = 586.8 MiB): the whole tensor data on the GPU, counted
+ * against its working-set limit, token_embd's pages counted by both. With
+ * --no-mmap Metal holds only its own tensors (10949 MiB). */
+static void check_metal_mapping(void) {
+    model_desc d;
+    load("gpt-oss-20b", NULL, &d);
+    uint64_t embd = 0;
+    for (uint32_t i = 0; i < d.n_tensors; i++)
+        if (d.tensors[i].role == ROLE_TOKEN_EMBD) embd = d.tensors[i].bytes;
+    CHECK_NEAR((double)embd / MIB, 586.8, 0.5);
+    plan_params p;
+    plan_params_default(&p);
+    plan_memory m;
+    plan(&d, "apple-m2-ultra:64", &p, &m);
+    CHECK_MSG(m.gpu[0].weights == d.weight_bytes, "%.1f MiB", (double)m.gpu[0].weights / MIB);
+    CHECK_NEAR((double)m.gpu[0].weights / MIB, 11536, 11536 * 0.005);
+    CHECK(m.gpu[0].mapped == d.weight_bytes && m.host.weights == embd);
+    p.no_mmap = true;
+    plan(&d, "apple-m2-ultra:64", &p, &m);
+    CHECK(m.gpu[0].weights == d.weight_bytes - embd && m.gpu[0].mapped == 0);
     model_desc_free(&d);
 }
 
@@ -263,6 +422,10 @@ int main(void) {
     check_apple_share();
     check_cpu_moe();
     check_repack();
+    check_mmap_repack_fit();
+    check_cpu_moe_once();
+    check_gpu_compute_ngl0();
+    check_metal_mapping();
     check_catalogs();
     return check_done("memory");
 }
