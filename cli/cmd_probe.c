@@ -14,6 +14,7 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: fitcheck probe [--quick] [-o FILE|FORMAT] [--json] [--no-gpu | --gpu-only] [-t N] [--models-dir DIR]\n"
+            "                      [--force]\n"
             "       fitcheck probe --show [FILE] [--json | -o FORMAT]\n"
             "       fitcheck probe --peer HOST[:PORT] [-o FILE] [--json]\n\n"
             "Measures this machine: topology and capacity (hwloc, cross-checked with /proc/meminfo,\n"
@@ -36,71 +37,14 @@ static void usage(FILE *out) {
             "                    --output FILE, never as this machine's profile)\n"
             "  -t, --threads N   measurement threads (default: one per core)\n"
             "  --models-dir DIR  where models live, for the storage test (default: .)\n"
-            "  -h, --help        this help\n",
+            "  --force           save the profile even if the machine was busy while measuring\n"
+            "  -h, --help        this help\n\n"
+            "A busy machine measures low, and every later plan would trust the figures: the probe watches\n"
+            "the load average, the CPU time other processes and the hypervisor (steal) take while it\n"
+            "measures, and the spread between repeats. When they say the machine was busy, the figures\n"
+            "are printed but NOT saved, the reasons go to stderr and the exit status is 2 (like any\n"
+            "refused input; nothing crashed): measure again when the machine is idle, or add --force.\n",
             NET_DEFAULT_PORT);
-}
-
-static void print_gbs_row(const char *what, double best, double median) {
-    if (best > 0) printf("  %-22s %8.1f GB/s   (median %.1f)\n", what, best, median);
-}
-
-static void print_link(const probe_net_link *l) {
-    printf("link        %s: round trip %.0f us median, %.0f us p99 (%d pings, min %.0f us)\n", fc_safe(l->peer),
-           l->rtt_median_us, l->rtt_p99_us, l->n_pings, l->rtt_min_us);
-    printf("            throughput %.3f GB/s up (%.0f Mbit/s), %.3f GB/s down (%.0f Mbit/s), TCP goodput\n",
-           l->up_gbs, l->up_gbs * 8e3, l->down_gbs, l->down_gbs * 8e3);
-}
-
-static void print_summary(const probe_profile *p) {
-    char a[32], b[32];
-    printf("machine     %s (%s), profile of %s%s\n", fc_safe(p->hostname), fc_safe(p->cpu_model),
-           fc_safe(p->created), p->quick ? ", quick" : "");
-    printf("topology    %d package(s), %d cores, %d threads, %d NUMA node(s)   [%s]\n", p->n_packages, p->n_cores,
-           p->n_threads, p->n_numa, fc_safe(p->topo_source));
-    printf("memory      %s total, %s available   [%s]", fc_fmt_bytes(p->ram_total, a, sizeof a),
-           fc_fmt_bytes(p->ram_available, b, sizeof b), fc_safe(p->ram_source));
-    if (p->cgroup_mem_max) printf(", cgroup limit %s", fc_fmt_bytes(p->cgroup_mem_max, a, sizeof a));
-    if (p->cgroup_cpus > 0) printf(", cgroup CPUs %.2f", p->cgroup_cpus);
-    printf("\nhuge pages  THP %s, %llu x %s reserved pages free\n", p->thp_enabled ? "on" : "off",
-           (unsigned long long)p->hugepages_free, fc_fmt_bytes(p->hugepage_bytes, a, sizeof a));
-    for (int i = 0; i < p->n_caches; i++) {
-        const probe_cache *c = &p->caches[i];
-        printf("cache L%d    %-11s %9s, shared by %d core(s) [%s]", c->level, fc_safe(c->kind),
-               fc_fmt_bytes(c->size_bytes, a, sizeof a), c->shared_by_cores, fc_safe(c->source));
-        if (c->read_gbs > 0) printf("  read %.1f GB/s", c->read_gbs);
-        if (c->latency_ns > 0) printf("  latency %.1f ns", c->latency_ns);
-        printf("\n");
-    }
-    if (p->topo_note[0]) printf("note        %s\n", fc_safe(p->topo_note));
-    printf("bandwidth   DRAM, %d thread(s), %s kernels, best of repetitions:\n", p->threads_used, fc_safe(p->isa));
-    print_gbs_row("read", p->read_gbs, p->read_median_gbs);
-    print_gbs_row("write (non-temporal)", p->write_gbs, p->write_median_gbs);
-    print_gbs_row("copy", p->copy_gbs, p->copy_median_gbs);
-    print_gbs_row("triad", p->triad_gbs, p->triad_median_gbs);
-    if (p->read_1t_gbs > 0) printf("  %-22s %8.1f GB/s\n", "read, one thread", p->read_1t_gbs);
-    for (int i = 0; i < p->n_numa && p->n_numa > 1; i++)
-        if (p->numa_read_gbs[i] > 0) printf("  read, NUMA node %-6d %8.1f GB/s\n", i, p->numa_read_gbs[i]);
-    if (p->dram_theoretical_gbs > 0)
-        printf("  theoretical            %8.1f GB/s   (%s; read is %.0f%%)\n", p->dram_theoretical_gbs,
-               fc_safe(p->dram_theoretical_source), 100 * p->read_gbs / p->dram_theoretical_gbs);
-    else if (p->dram_theoretical_source[0])
-        printf("  theoretical            %s\n", fc_safe(p->dram_theoretical_source));
-    if (p->n_scaling > 1) {
-        printf("scaling     read GB/s by threads:");
-        for (int i = 0; i < p->n_scaling; i++) printf(" %g:%.1f", p->scaling[i].x, p->scaling[i].gbs);
-        printf("\n");
-    }
-    if (p->dram_latency_ns > 0)
-        printf("latency     DRAM %.1f ns (4 KiB pages), %.1f ns (huge pages)\n", p->dram_latency_ns,
-               p->dram_latency_hugepage_ns);
-    if (p->sgemm_gflops_1t > 0)
-        printf("compute     SGEMM %.1f GFLOP/s on 1 thread, %.1f on %d\n", p->sgemm_gflops_1t, p->sgemm_gflops_all,
-               p->threads_used);
-    if (p->storage_read_gbs > 0)
-        printf("storage     %.2f GB/s sequential read of %s (%s)\n", p->storage_read_gbs, fc_safe(p->storage_path),
-               p->storage_direct ? "O_DIRECT" : "page cache dropped");
-    probe_gpus_print(p, stdout);
-    for (int i = 0; i < p->n_net_links; i++) print_link(&p->net_links[i]);
 }
 
 static int print_profile(const probe_profile *p, bool json, const enum rep_format *fmt) {
@@ -112,7 +56,7 @@ static int print_profile(const probe_profile *p, bool json, const enum rep_forma
         return rc ? cli_report_error("probe", &err) : 0;
     }
     if (!json) {
-        print_summary(p);
+        rep_probe_print(p, stdout);
         return 0;
     }
     fc_err err = {0};
@@ -170,7 +114,7 @@ static int peer_probe(const char *peer, const char *out, bool json) {
     }
     if (!rc && json) rc = print_profile(p, true, NULL);
     else if (!rc) {
-        print_link(&link);
+        rep_probe_link_print(&link, stdout);
         printf("profile     saved to %s\n", fc_safe(out));
     }
     free(p);
@@ -178,19 +122,19 @@ static int peer_probe(const char *peer, const char *out, bool json) {
 }
 
 int cli_probe(int argc, char **argv) {
-    enum { OPT_SHOW = 256, OPT_JSON, OPT_NO_GPU, OPT_GPU_ONLY, OPT_QUICK, OPT_MODELS_DIR, OPT_PEER };
+    enum { OPT_SHOW = 256, OPT_JSON, OPT_NO_GPU, OPT_GPU_ONLY, OPT_QUICK, OPT_MODELS_DIR, OPT_PEER, OPT_FORCE };
     static const struct option longopts[] = {
         {"quick", no_argument, NULL, OPT_QUICK},   {"output", required_argument, NULL, 'o'},
         {"show", optional_argument, NULL, OPT_SHOW}, {"json", no_argument, NULL, OPT_JSON},
         {"no-gpu", no_argument, NULL, OPT_NO_GPU}, {"gpu-only", no_argument, NULL, OPT_GPU_ONLY},
         {"threads", required_argument, NULL, 't'},
         {"models-dir", required_argument, NULL, OPT_MODELS_DIR}, {"help", no_argument, NULL, 'h'},
-        {"peer", required_argument, NULL, OPT_PEER},
+        {"peer", required_argument, NULL, OPT_PEER}, {"force", no_argument, NULL, OPT_FORCE},
         {NULL, 0, NULL, 0},
     };
     probe_options opt = {.models_dir = "."};
     const char *out = NULL, *show_file = NULL, *peer = NULL;
-    bool json = false, do_show = false;
+    bool json = false, do_show = false, force = false;
     enum rep_format fmt_value;
     const enum rep_format *fmt = NULL; /* -o FORMAT: a table on stdout */
     int c;
@@ -222,11 +166,16 @@ int cli_probe(int argc, char **argv) {
         case OPT_QUICK: opt.quick = true; break;
         case OPT_MODELS_DIR: opt.models_dir = optarg; break;
         case OPT_PEER: peer = optarg; break;
+        case OPT_FORCE: force = true; break;
         default: return cli_usage_error("probe", "unknown option");
         }
     }
     if (optind < argc) return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
     if (do_show) return show(show_file, json, fmt);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && opt.threads > cpus)
+        fprintf(stderr, "fitcheck probe: warning: -t %d asks for more threads than the %ld CPUs here; they share "
+                        "cores, and the figures are those of %ld\n", opt.threads, cpus, cpus);
     if (opt.gpu_only && opt.no_gpu) return cli_usage_error("probe", "--gpu-only and --no-gpu exclude each other");
     if (peer) {
         if (fmt) return cli_usage_error("probe", "--peer saves a link into a profile: -o takes a FILE there");
@@ -250,14 +199,25 @@ int cli_probe(int argc, char **argv) {
     if (!p) return cli_report_error("probe", &err);
     int rc = probe_run(p, &opt, &err);
     rep_progress_done();
-    if (!rc && out) rc = probe_profile_save(p, out, &err);
+    /* measured while the machine was busy: shown, not saved (unless --force) */
+    bool refuse = !rc && p->busy[0] && !force;
+    if (!rc && out && !refuse) rc = probe_profile_save(p, out, &err);
     if (rc)
         rc = cli_report_error("probe", &err);
     else if (opt.gpu_only && !json && !fmt)
-        probe_gpus_print(p, stdout);
+        rep_probe_gpus_print(p, stdout);
     else
         rc = print_profile(p, json, fmt);
-    if (!rc && out && !json && !fmt) printf("profile     saved to %s\n", fc_safe(out));
+    if (refuse) {
+        fflush(stdout);
+        fprintf(stderr,
+                "fitcheck probe: profile NOT saved: the machine was busy while measuring (%s), so its figures "
+                "understate this machine. Measure again when it is idle, or add --force to save them anyway.\n",
+                p->busy);
+        rc = FC_EINPUT;
+    } else if (!rc && out && !json && !fmt) {
+        printf("profile     saved to %s%s\n", fc_safe(out), p->busy[0] ? " (busy: saved with --force)" : "");
+    }
     free(p);
     return rc;
 }

@@ -1,6 +1,8 @@
 /* probe/: measures this machine — topology and capacity, memory bandwidth and
  * latency per level, compute, storage, GPUs and the bus — into a machine
- * profile that the planner, the reports and other machines read.
+ * profile that the planner, the reports and other machines read. It measures
+ * and never prints: reports/ renders a profile (rep_probe_print), the CLI
+ * draws progress through probe_options.progress_fn.
  *
  * The profile is plain data; probe_profile_save/load convert it to a
  * versioned JSON document (docs/profile.md). Every figure that can come from
@@ -143,6 +145,12 @@ typedef struct probe_profile {
     /* links to other machines (probe --peer), one per peer, latest kept */
     probe_net_link net_links[PROBE_MAX_NET_LINKS];
     int n_net_links;
+    /* the conditions measured under (quiet.c) */
+    double load_avg;                 /* 1-minute load average when measuring began */
+    double others_cpus;              /* CPUs other processes kept busy meanwhile */
+    double steal_frac;               /* share of CPU time the hypervisor stole meanwhile */
+    double read_spread;              /* 1 - median/best of the read-bandwidth repeats */
+    char busy[PROBE_NOTE_MAX];       /* why the figures are not trustworthy; "" = measured on a quiet machine */
 } probe_profile;
 
 /* Called between steps: what is being measured and the fraction done. */
@@ -165,8 +173,15 @@ int probe_run(probe_profile *p, const probe_options *opt, fc_err *err);
  * dlopen) and the PCIe links of GPUs and NVMe drives. No driver is not an
  * error: p->gpu_note says why nothing was found. Called by probe_run. */
 int probe_gpus(probe_profile *p, const probe_options *opt, fc_err *err);
-/* The GPUs, their links and the NVMe links as a short table (fitcheck probe). */
-void probe_gpus_print(const probe_profile *p, FILE *out);
+
+/* Whether measurements taken under these conditions are trustworthy: false
+ * when quiet; true with `why` saying what was busy (load average over the
+ * CPUs used, other processes holding a quarter of the machine's CPUs, more
+ * than 5% stolen by a hypervisor, read repeats more than 20% apart).
+ * probe_run fills p->busy with it; a caller refuses to save such a profile
+ * unless told to (fitcheck probe --force). */
+bool probe_busy_judge(double load_avg, int cpus, double others_cpus, int machine_cpus, double steal_frac,
+                      double spread, char *why, size_t cap);
 
 /* DRAM read bandwidth now, measured as the profile's read_gbs is (the same
  * kernel, best of a few repetitions, over a DRAM-sized working set), on n_threads
@@ -207,8 +222,8 @@ int probe_profile_from_json(probe_profile *p, const char *text, const char *wher
 
 /* The profile the planner works from: the saved one at probe_default_path(),
  * or, when there is none and run_quick_if_missing, a quick probe that is then
- * saved. A saved profile that cannot be read is an error, not re-measured
- * silently. */
+ * saved unless p->busy says the machine was busy. A saved profile that cannot
+ * be read is an error naming the file and the fix, not re-measured silently. */
 int probe_profile_get(probe_profile *p, bool run_quick_if_missing, fc_err *err);
 
 #endif

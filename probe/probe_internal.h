@@ -31,6 +31,18 @@ void probe_topo_pin(const probe_topo *t, int core);
 /* Appends "; text" to a note, truncating rather than overflowing. */
 void probe_note_add(char *note, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- measuring conditions (quiet.c) ------------------------------------ */
+typedef struct probe_quiet_mark {
+    bool have_stat;
+    unsigned long long busy, steal, total; /* /proc/stat ticks, all CPUs */
+    int n_cpus;                            /* CPUs /proc/stat lists */
+    double wall, own;                      /* seconds: monotonic clock, this process's CPU time */
+} probe_quiet_mark;
+/* Load average now and the counters to compare against at the end. */
+void probe_quiet_begin(probe_profile *p, probe_quiet_mark *m);
+/* Fills p's conditions and p->busy (probe_busy_judge). */
+void probe_quiet_end(probe_profile *p, const probe_quiet_mark *begin);
+
 /* ---- capacity (capacity.c): RAM, huge pages, THP, cgroup limits ------- */
 int probe_capacity(probe_profile *p, fc_err *err);
 /* Bytes the probe may allocate: half of what is available, cgroup included. */

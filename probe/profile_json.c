@@ -140,6 +140,7 @@ static const pf_field profile_fields[] = {
     F_STR(P, storage_path), F_DBL(P, storage_read_gbs), F_BOOL(P, storage_direct),
     F_ARR(P, "gpus", gpus, n_gpus, gpu_table), F_ARR(P, "nvme", nvme, n_nvme, nvme_table), F_STR(P, gpu_note),
     F_ARR(P, "net_links", net_links, n_net_links, net_link_table),
+    F_DBL(P, load_avg), F_DBL(P, others_cpus), F_DBL(P, steal_frac), F_DBL(P, read_spread), F_STR(P, busy),
 };
 #undef P
 static const pf_table profile_table = TABLE(profile_fields);

@@ -51,6 +51,11 @@ int probe_profile_load(probe_profile *p, const char *path, fc_err *err) {
     if (fc_read_file(path, PROFILE_MAX_BYTES, &text, NULL, err)) return err->status;
     int rc = probe_profile_from_json(p, text, path, err);
     free(text);
+    /* A broken profile is a profile to replace, and the user should be told how. */
+    if (rc == FC_EINPUT && !strstr(err->msg, "fitcheck probe")) {
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, "; run 'fitcheck probe' to measure this machine again");
+    }
     return rc;
 }
 
@@ -62,5 +67,8 @@ int probe_profile_get(probe_profile *p, bool run_quick_if_missing, fc_err *err) 
     probe_options opt = {.quick = true, .models_dir = "."};
     if (probe_profile_prepare(path, err)) return err->status;
     if (probe_run(p, &opt, err)) return err->status;
+    /* Measured on a busy machine: good for this run (p->busy says so), not
+     * kept for every later one. */
+    if (p->busy[0]) return FC_OK;
     return probe_profile_save(p, path, err);
 }

@@ -130,11 +130,7 @@ void probe_bw_close(probe_bw *b) {
     free(b);
 }
 
-int probe_run(probe_profile *p, const probe_options *opt, fc_err *err) {
-    memset(p, 0, sizeof *p);
-    header_fill(p, opt);
-    /* the GPU check: a failing or slow CPU measurement cannot cost the GPU figures */
-    if (opt->gpu_only) return probe_gpus(p, opt, err);
+static int measure_all(probe_profile *p, const probe_options *opt, fc_err *err) {
     probe_step st = {.opt = opt, .total = opt->quick ? STEPS_QUICK : STEPS_FULL};
     probe_step_report(&st, "topology and capacity");
     probe_topo topo;
@@ -167,4 +163,16 @@ int probe_run(probe_profile *p, const probe_options *opt, fc_err *err) {
     }
     probe_step_report(&st, "GPUs and bus");
     return probe_gpus(p, opt, err);
+}
+
+int probe_run(probe_profile *p, const probe_options *opt, fc_err *err) {
+    memset(p, 0, sizeof *p);
+    header_fill(p, opt);
+    /* the GPU check: a failing or slow CPU measurement cannot cost the GPU figures */
+    if (opt->gpu_only) return probe_gpus(p, opt, err);
+    probe_quiet_mark mark;
+    probe_quiet_begin(p, &mark);
+    int rc = measure_all(p, opt, err);
+    if (!rc) probe_quiet_end(p, &mark);
+    return rc;
 }

@@ -115,6 +115,13 @@ const char *rep_fmt_size(double bytes, char *buf, size_t cap);    /* "48 KiB", "
  * For -o md|csv|json|jsonl on probe and plan (docs/schema-probe.md,
  * docs/schema-plan.md). The caller frees the table. */
 rep_table *rep_probe_table(const probe_profile *p, fc_err *err);
+/* The summary `fitcheck probe` prints (reports/probe_screen.c): topology,
+ * memory, caches, bandwidth, latency, compute, storage, the conditions it was
+ * measured under, then the GPUs, their links and the NVMe links. */
+void rep_probe_print(const probe_profile *p, FILE *out);
+void rep_probe_gpus_print(const probe_profile *p, FILE *out);
+/* One measured network link (probe --peer). */
+void rep_probe_link_print(const probe_net_link *l, FILE *out);
 struct plan_result;
 struct plan_rank;
 rep_table *rep_plan_table(const struct plan_result *r, fc_err *err);

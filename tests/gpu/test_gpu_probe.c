@@ -2,6 +2,7 @@
  * OpenCL device) is measured; without libcuda the CUDA path says so in one
  * line and the probe still succeeds. */
 #include "probe/gpu_internal.h"
+#include "reports/reports.h"
 #include "tests/check.h"
 
 #include <dlfcn.h>
@@ -101,7 +102,7 @@ static void check_pocl(void) {
     CHECK(mem != NULL);
     if (!mem)
         return;
-    probe_gpus_print(&p, mem);
+    rep_probe_gpus_print(&p, mem);
     fclose(mem);
     fputs(text, stdout);
     CHECK(strstr(text, cpu->name) != NULL);

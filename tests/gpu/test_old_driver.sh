@@ -10,7 +10,7 @@ libm=$(/sbin/ldconfig -p | awk '/libm\.so\.6 .*x86-64/ && !x {x = $NF} /libm\.so
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 ln -s "$libm" "$dir/libcuda.so.1"
-out=$(LD_LIBRARY_PATH="$dir" "$FITCHECK_BIN" probe --quick --output "$dir/machine.json")
+out=$(LD_LIBRARY_PATH="$dir" "$FITCHECK_BIN" probe --quick --force --output "$dir/machine.json")
 echo "$out" | grep -F "NVIDIA driver too old: libcuda.so.1 lacks cuInit"
 python3 - "$dir/machine.json" <<'PY'
 import json, sys

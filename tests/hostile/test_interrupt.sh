@@ -45,9 +45,9 @@ interrupt_gen KILL
 # Two probes save the same profile concurrently: the lock and the rename
 # leave exactly one complete profile that loads.
 prof="$tmp/machine.json"
-"$bin" probe --quick --no-gpu -o "$prof" >/dev/null 2>"$tmp/err1" &
+"$bin" probe --quick --no-gpu --force -o "$prof" >/dev/null 2>"$tmp/err1" &
 p1=$!
-"$bin" probe --quick --no-gpu -o "$prof" >/dev/null 2>"$tmp/err2" &
+"$bin" probe --quick --no-gpu --force -o "$prof" >/dev/null 2>"$tmp/err2" &
 p2=$!
 wait "$p1" || { echo "FAIL: first probe"; cat "$tmp/err1"; fail=1; }
 wait "$p2" || { echo "FAIL: second probe"; cat "$tmp/err2"; fail=1; }

@@ -38,7 +38,7 @@ fi
 import resource, subprocess, sys
 rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
 print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10)
-' "$bin" probe --no-gpu -o "$tmp/machine.json") >"$tmp/out" 2>"$tmp/err"
+' "$bin" probe --no-gpu --force -o "$tmp/machine.json") >"$tmp/out" 2>"$tmp/err"
 read -r rc peak_mib <"$tmp/out"
 ooms=$(sed -n 's/^oom_kill //p' "$cg/memory.oom_control" "$cg/memory.events" 2>/dev/null | head -n 1)
 fail=0

@@ -30,7 +30,8 @@ t 2 "--show of a newer schema" "$bin" probe --show "$dir/new.json"
 grep -q "newer" "$dir/err" || { echo "FAIL: newer schema message: $(cat "$dir/err")"; fail=1; }
 
 # A real quick probe, saved where -o says, shown again in both forms.
-t 0 "quick probe to -o" "$bin" probe --quick --no-gpu -o "$dir/m.json"
+# --force: this test is about where profiles go, on a machine other work may share.
+t 0 "quick probe to -o" "$bin" probe --quick --no-gpu --force -o "$dir/m.json"
 grep -q '"schema_version": 1' "$dir/m.json" || { echo "FAIL: -o file lacks schema_version"; fail=1; }
 grep -q "read" "$dir/out" || { echo "FAIL: no summary on stdout"; fail=1; }
 t 0 "--show FILE --json" "$bin" probe --show "$dir/m.json" --json
@@ -40,7 +41,7 @@ t 0 "--show=FILE" "$bin" probe --show="$dir/m.json"
 grep -q "cores" "$dir/out" || { echo "FAIL: --show prints no summary"; fail=1; }
 
 # The default location is $XDG_CACHE_HOME/fitcheck/machine.json.
-t 0 "quick probe to the cache" "$bin" probe --quick --no-gpu --json
+t 0 "quick probe to the cache" "$bin" probe --quick --no-gpu --force --json
 [ -f "$XDG_CACHE_HOME/fitcheck/machine.json" ] || { echo "FAIL: no profile in the cache dir"; fail=1; }
 t 0 "--show of the cached profile" "$bin" probe --show
 
@@ -48,10 +49,33 @@ t 0 "--show of the cached profile" "$bin" probe --show
 # ignored with a note, never trusted for pinning and never a crash.
 online=$(getconf _NPROCESSORS_ONLN)
 if [ "$online" -lt 16 ]; then
-    HWLOC_SYNTHETIC="pack:2 core:4 pu:2" t 0 "lying hwloc topology" "$bin" probe --quick --no-gpu --json -o "$dir/l.json"
+    HWLOC_SYNTHETIC="pack:2 core:4 pu:2" t 0 "lying hwloc topology" "$bin" probe --quick --no-gpu --force --json -o "$dir/l.json"
     grep -q "hwloc topology ignored" "$dir/l.json" || { echo "FAIL: lying hwloc not noted"; fail=1; }
     grep -q "\"n_cores\": 8," "$dir/l.json" && { echo "FAIL: lying hwloc core count kept"; fail=1; }
 fi
+
+# A busy machine: a busy loop per CPU runs while it measures. The probe
+# prints what it measured but saves nothing, says why on stderr and exits 2;
+# --force saves the profile with the reason recorded in it.
+ncpu=$(getconf _NPROCESSORS_ONLN)
+busy_pids=()
+for _ in $(seq "$ncpu"); do (while :; do :; done) & busy_pids+=($!); done
+t 2 "probe on a busy machine" "$bin" probe --quick --no-gpu -o "$dir/busy.json"
+grep -q "NOT saved" "$dir/err" && grep -q "busy" "$dir/err" && grep -q -- "--force" "$dir/err" ||
+    { echo "FAIL: busy refusal message: $(cat "$dir/err")"; fail=1; }
+[ -e "$dir/busy.json" ] && { echo "FAIL: a busy profile was saved"; fail=1; }
+grep -q "read" "$dir/out" || { echo "FAIL: the refused figures are not shown"; fail=1; }
+t 0 "busy probe with --force" "$bin" probe --quick --no-gpu --force -o "$dir/busy.json"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["busy"] and p["others_cpus"] > 0, p["busy"]' \
+    "$dir/busy.json" || { echo "FAIL: --force profile does not record why it is busy"; fail=1; }
+kill "${busy_pids[@]}" 2>/dev/null; wait "${busy_pids[@]}" 2>/dev/null
+grep -q -- "--force" <("$bin" probe --help) || { echo "FAIL: --help does not explain --force"; fail=1; }
+
+# A truncated profile is an error naming the file and the fix.
+head -c 100 "$dir/m.json" >"$dir/cut.json"
+t 2 "--show of a truncated profile" "$bin" probe --show "$dir/cut.json"
+grep -q "cut.json" "$dir/err" && grep -q "fitcheck probe" "$dir/err" ||
+    { echo "FAIL: truncated profile message: $(cat "$dir/err")"; fail=1; }
 
 # An unwritable cache directory is a clear error before anything is measured.
 XDG_CACHE_HOME=/dev/null/cache t 1 "unwritable cache dir" "$bin" probe --quick --no-gpu

@@ -75,7 +75,35 @@ static void expect_bad(const char *text, const char *needle) {
 
 #define GOOD_HEAD "{\"schema_version\": 1, \"n_cores\": 2, \"ram_total\": 1000, \"read_gbs\": 10"
 
+/* The busy judgement, from the numbers alone (thresholds in probe/quiet.c):
+ * an idle 2-CPU machine passes; each busy sign alone fails it and is named. */
+static void check_busy_judge(void) {
+    char why[PROBE_NOTE_MAX];
+    CHECK(!probe_busy_judge(0.3, 2, 0.1, 2, 0.0, 0.03, why, sizeof why) && why[0] == '\0');
+    /* three quick probes at once: the others hold ~1.3 of 2 CPUs */
+    CHECK(probe_busy_judge(0.3, 2, 1.3, 2, 0.0, 0.03, why, sizeof why) && strstr(why, "other processes"));
+    CHECK(probe_busy_judge(9.5, 2, 0.1, 2, 0.0, 0.03, why, sizeof why) && strstr(why, "load average 9.50"));
+    CHECK(probe_busy_judge(0.3, 2, 0.1, 2, 0.12, 0.03, why, sizeof why) && strstr(why, "stole 12%"));
+    CHECK(probe_busy_judge(0.3, 2, 0.1, 2, 0.0, 0.35, why, sizeof why) && strstr(why, "35% apart"));
+    /* 0.4 of a 64-CPU host busy is quiet for a probe there */
+    CHECK(!probe_busy_judge(0.5, 8, 0.4, 64, 0.0, 0.02, why, sizeof why));
+    /* the conditions survive a save and load */
+    probe_profile *p = calloc(2, sizeof *p);
+    profile_fill(&p[0]);
+    p[0].load_avg = 2.5, p[0].others_cpus = 1.25, p[0].steal_frac = 0.125, p[0].read_spread = 0.25;
+    snprintf(p[0].busy, sizeof p[0].busy, "load average 2.50 on 2 CPUs");
+    char *text = NULL;
+    fc_err err = {0};
+    CHECK(probe_profile_to_json(&p[0], &text, &err) == FC_OK);
+    CHECK(text && probe_profile_from_json(&p[1], text, "t", &err) == FC_OK);
+    CHECK(p[1].load_avg == 2.5 && p[1].others_cpus == 1.25 && p[1].steal_frac == 0.125 && p[1].read_spread == 0.25);
+    CHECK(!strcmp(p[1].busy, p[0].busy));
+    free(text);
+    free(p);
+}
+
 int main(void) {
+    check_busy_judge();
     if (!mkdtemp(tmpdir)) return 77;
     static probe_profile a, b;
     profile_fill(&a);

@@ -20,7 +20,7 @@ expect() { # status description command...
 
 # -o FORMAT on probe: a quick probe into the private cache (the reports below use it),
 # then the saved one shown.
-expect 0 "probe --quick -o csv" "$bin" probe --quick --no-gpu -o csv
+expect 0 "probe --quick -o csv" "$bin" probe --quick --no-gpu --force -o csv
 cp "$dir/out" "$dir/probe.csv"
 expect 0 "probe --show -o jsonl" "$bin" probe --show -o jsonl
 cp "$dir/out" "$dir/probe.jsonl"
