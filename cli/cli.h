@@ -28,10 +28,9 @@ int cli_main_job(void);
 
 /* Prints "fitcheck VERB: message" to stderr and returns 2. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints an fc_err as "fitcheck VERB: message" and returns its status. */
+/* Prints an fc_err as "fitcheck VERB: message" ("fitcheck: message" for the
+ * bare command, verb "") and returns its status. */
 int cli_report_error(const char *verb, const fc_err *err);
-/* Says plainly that a verb is not built yet; exit status 1. */
-int cli_not_yet(const char *verb, const char *what);
 /* Options of a listing verb that takes only --json and --help. Returns
  * CLI_PROCEED to go on, else the exit status (0 after --help, 2 on a bad flag). */
 #define CLI_PROCEED (-1)
@@ -39,6 +38,15 @@ int cli_parse_json_only(const char *verb, int argc, char **argv, void (*usage)(F
 /* Prints a JSON document (indented, newline-terminated) on stdout and
  * releases it: the --json output of every verb. */
 void cli_print_json(json_t *root);
+/* Run before getopt_long. Rewrites llama.cpp's spellings of options (-c,
+ * -ngl, -ctk, -ctv, -ts, -np, -ub, -fa, -t, -m, -cmoe, -ncmoe, -nr and their
+ * long forms) into the verb's own long names where the verb has the option
+ * (opts: its getopt table; shorts: its short option string), and returns the
+ * first word that is no option of the verb (NULL if none): the caller names
+ * that word — getopt would name a neighbour (the model) for "-ngl" read as
+ * the cluster -n -g -l. */
+struct option;
+const char *cli_llama_aliases(int argc, char **argv, const struct option *opts, const char *shorts);
 /* Strict integer/float parsing for flags: whole string, in range. */
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool cli_parse_f64(const char *s, double lo, double hi, double *out);

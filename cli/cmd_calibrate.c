@@ -215,10 +215,12 @@ int cli_calibrate(int argc, char **argv) {
     plan_meas_set set = {0};
     char path[4096];
     if (!p || !before || !after) rc = fc_err_set(&err, FC_ERUNTIME, "out of memory");
-    if (!rc) rc = load_profile(&rq, p, &err);
-    if (!rc) rc = import_all(&rq, p, &set, &err);
     if (!rc) rc = rq.out ? (snprintf(path, sizeof path, "%s", rq.out), FC_OK)
                          : plan_calibration_default_path(path, sizeof path, &err);
+    /* Find out it cannot be saved before the work, not after. */
+    if (!rc && !rq.dry_run) rc = fc_check_writable(path, &err);
+    if (!rc) rc = load_profile(&rq, p, &err);
+    if (!rc) rc = import_all(&rq, p, &set, &err);
     /* Start from the constants in use: the file being refitted, else the default calibration. */
     if (!rc) rc = rq.from_prior ? plan_efficiency_prior(before, &err)
                                 : plan_efficiency_load(before, access(path, F_OK) == 0 ? path : NULL, &err);
@@ -235,16 +237,7 @@ int cli_calibrate(int argc, char **argv) {
         *after = *before;
         rc = plan_calibrate(after, &set, &b, &a, &err);
     }
-    if (!rc && !rq.dry_run) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-            *slash = '\0';
-            rc = fc_mkdir_p(dir, &err);
-        }
-        if (!rc) rc = plan_efficiency_save(after, path, &err);
-    }
+    if (!rc && !rq.dry_run) rc = plan_efficiency_save(after, path, &err);
     if (!rc) {
         const char *saved = rq.dry_run ? NULL : path;
         if (rq.csv) report_csv(&set, after, &a);

@@ -220,13 +220,22 @@ static int inspect_file(const char *path, bool json, bool tensors) {
 
 int cli_inspect(int argc, char **argv) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"tensors", no_argument, 0, 't'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'j'}, {"tensors", no_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+        {"model", required_argument, 0, 'm'}, {0, 0, 0, 0}};
     bool json = false, tensors = false;
+    const char *file = NULL;
     int c;
     optind = 1;
     opterr = 0;
+    /* "-m FILE" as llama.cpp spells the model; an unknown option is named as written */
+    const char *unknown = cli_llama_aliases(argc, argv, opts, "jth");
+    if (unknown) return cli_usage_error("inspect", "unknown option '%s'", unknown);
     while ((c = getopt_long(argc, argv, "jth", opts, NULL)) != -1) {
         switch (c) {
+        case 'm':
+            if (file) return cli_usage_error("inspect", "expected exactly one GGUF file");
+            file = optarg;
+            break;
         case 'j': json = true; break;
         case 't': tensors = true; break;
         case 'h':
@@ -241,6 +250,6 @@ int cli_inspect(int argc, char **argv) {
         default: return cli_usage_error("inspect", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1) return cli_usage_error("inspect", "expected exactly one GGUF file or URL");
-    return inspect_file(argv[optind], json, tensors);
+    if (file ? optind != argc : optind != argc - 1) return cli_usage_error("inspect", "expected exactly one GGUF file or URL");
+    return inspect_file(file ? file : argv[optind], json, tensors);
 }

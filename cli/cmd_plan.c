@@ -70,6 +70,12 @@ static void plan_usage(FILE *out) {
             "                   Markdown table; -o json|jsonl|csv: its fields): pp512 (-p 512), tg128\n"
             "                   (-n 128), pp512+tg128 (-pg 512,128), each optionally @dDEPTH (-d), e.g.\n"
             "                   \"pp512,tg128,pp2048@d32768,tg32@d4096\"\n"
+            "  --no-mmap        read the weights into RAM instead of mapping the file (llama.cpp\n"
+            "                   --no-mmap; newer: --load-mode none)\n"
+            "  --no-repack      no CPU_REPACK copies (llama.cpp -nr); --mlock: lock the weights in RAM\n"
+            "  --cache-type-k T, --cache-type-v T  K and V cache types apart (--kv sets both)\n"
+            "llama.cpp's spellings work too: -m, -c, -ngl, -ctk, -ctv, -fa, -np, -ub, -ts, -cmoe,\n"
+            "-ncmoe, -nr. The plan says when the fit depends on --no-mmap, --no-repack or --mlock.\n"
             "  --json           machine-readable output\n"
             "  -o md|csv|json|jsonl  the per-device table in that format (docs/schema-plan.md)\n",
             PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH, PLAN_DEFAULT_MIN_TPS);
@@ -114,6 +120,11 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         {"min-tps", required_argument, 0, 'm'}, {"ctx-sweep", no_argument, 0, 's'},
         {"output", required_argument, 0, 'o'}, {"budget", required_argument, 0, 'B'},
         {"backend", required_argument, 0, 'A'}, {"bench", required_argument, 0, 'b'},
+        {"output", required_argument, 0, 'o'},
+        /* llama.cpp's own names (its spellings -c, -ngl, -ctk ... map here: cli_llama_aliases) */
+        {"cache-type-k", required_argument, 0, 'K'}, {"cache-type-v", required_argument, 0, 'V'},
+        {"model", required_argument, 0, 'M'},
+        {"no-mmap", no_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {"mlock", no_argument, 0, 'L'},
         {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
@@ -124,8 +135,22 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     int64_t v;
     optind = 1;
     opterr = 0;
+    const char *unknown = cli_llama_aliases(argc, argv, opts, "o:");
+    if (unknown) return cli_usage_error("plan", "unknown option '%s'", unknown);
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
+        case 'M':
+            if (rq->model) return cli_usage_error("plan", "one MODEL at a time");
+            rq->model = optarg;
+            break;
+        case 'K':
+        case 'V':
+            if (parse_kv_type(optarg, c == 'K' ? &p->type_k : &p->type_v))
+                return cli_usage_error("plan", "--cache-type-%c: '%s' is not f16, q8_0 or q4_0", c == 'K' ? 'k' : 'v', optarg);
+            break;
+        case 'P': p->no_mmap = true; break;
+        case 'R': p->no_repack = true; break;
+        case 'L': p->mlock = true; break;
         case 'q':
             if (!model_ftype_find(optarg)) return cli_usage_error("plan", "--quant: unknown quantization '%s'", optarg);
             rq->quant = optarg;
@@ -140,8 +165,10 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
             p->type_v = p->type_k;
             break;
         case 'f':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off")) return cli_usage_error("plan", "--fa: say on or off");
-            p->flash_attn = !strcmp(optarg, "on");
+            /* llama.cpp's -fa auto turns it on for CPU, CUDA and Metal */
+            if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "auto"))
+                return cli_usage_error("plan", "--fa: say on, off or auto");
+            p->flash_attn = strcmp(optarg, "off") != 0;
             break;
         case 'g':
             if (!strcmp(optarg, "all")) p->n_gpu_layers = PLAN_NGL_ALL;
@@ -203,8 +230,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         }
     }
     if (rq->budget_usd > 0 && !rq->hw_all) return cli_usage_error("plan", "--budget ranks devices: use it with --hw all");
-    if (optind != argc - 1) return cli_usage_error("plan", optind >= argc ? "no MODEL given" : "one MODEL at a time");
-    rq->model = argv[optind];
+    if (rq->model ? optind != argc : optind != argc - 1)
+        return cli_usage_error("plan", optind >= argc && !rq->model ? "no MODEL given" : "one MODEL at a time");
+    if (!rq->model) rq->model = argv[optind];
     return FC_OK;
 }
 

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#define RUN_SHORTS "n:p:d:r:o:t:c:h"
 #define RUN_MAX_TOKENS 65536      /* ids accepted on --tokens */
 #define RUN_MAX_GEN 1000000
 #define RUN_MAX_CTX (1u << 24)
@@ -56,9 +58,16 @@ static void usage(FILE *fp) {
             "  -ctv, --cache-type-v T  V cache type: f16 (default) or q8_0\n"
             "      --isa NAME     scalar, avx2 or avx512 (default: $FITCHECK_ISA, else the best this CPU has)\n"
             "      --force        run even if the predicted memory exceeds available RAM\n"
-            "  -h, --help         this help\n",
+            "  -m, --model FILE   the model (as llama.cpp spells it; or the first argument)\n"
+            "  -h, --help         this help\n"
+            "Ctrl-C during --bench keeps the finished tests (printed, and saved with --save) and\n"
+            "exits 130.\n",
             RUN_DEFAULT_GEN, RUN_DEFAULT_REPS);
 }
+
+/* Exit status after Ctrl-C, as shells report a process SIGINT ended
+ * (128 + SIGINT): the finished tests were printed and saved. */
+#define RUN_INTERRUPTED 130
 
 typedef struct run_opts {
     const char *model, *prompt, *tokens, *gen_list, *fmt, *save;
@@ -345,6 +354,11 @@ static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, probe_bw *bw, eng_b
         double before = bw ? probe_bw_read(bw) : 0;
         uint32_t got = 0;
         int rc = eng_bench_run(c, &one, &tests[*n], &got, err);
+        /* Ctrl-C: the tests finished so far are kept (printed, saved) */
+        if (rc && fc_interrupted) {
+            fc_err_clear(err);
+            return RUN_INTERRUPTED;
+        }
         if (rc) return rc;
         double after = bw && got ? probe_bw_read(bw) : 0;
         if (got && before > 0 && after > 0) tests[*n].read_gbs_now = 0.5 * (before + after);
@@ -376,16 +390,24 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
         fprintf(stderr, "fitcheck run: no same-minute bandwidth: %s\n", bw_err.msg);
     if (!rc) rc = bench_tests(c, &bo, bw, tests, &n, err);
     probe_bw_close(bw);
-    if (!rc) predict_tests(m, eng_ctx_params(c), tests, n);
-    if (!rc) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
-    if (!rc && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
+    bool interrupted = rc == RUN_INTERRUPTED;
+    if (interrupted) {
+        /* The interrupt has been honoured: what follows (printing and saving
+         * the finished tests) runs; a second Ctrl-C still stops the save. */
+        fc_interrupted = 0;
+        rc = FC_OK;
+        fprintf(stderr, "fitcheck run: interrupted; keeping the %u finished test%s\n", n, n == 1 ? "" : "s");
+    }
+    if (!rc && !interrupted) predict_tests(m, eng_ctx_params(c), tests, n);
+    if (!rc && n) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
+    if (!rc && n && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
     eng_ctx_free(c);
-    return rc;
+    return !rc && interrupted ? RUN_INTERRUPTED : rc;
 }
 
 int cli_run(int argc, char **argv) {
     enum { OPT_TOKENS = 256, OPT_JSON, OPT_SAVE, OPT_ISA, OPT_FORCE, OPT_BENCH, OPT_CHAT, OPT_TEMP, OPT_TOPK, OPT_TOPP,
-           OPT_SEED, OPT_IDS, OPT_CTK, OPT_CTV, OPT_NO_BW };
+           OPT_SEED, OPT_IDS, OPT_CTK, OPT_CTV, OPT_NO_BW, OPT_MODEL };
     static const struct option longopts[] = {
         {"tokens", required_argument, NULL, OPT_TOKENS}, {"n-gen", required_argument, NULL, 'n'},
         {"prompt", required_argument, NULL, 'p'},        {"depth", required_argument, NULL, 'd'},
@@ -398,7 +420,7 @@ int cli_run(int argc, char **argv) {
         {"top-k", required_argument, NULL, OPT_TOPK},    {"top-p", required_argument, NULL, OPT_TOPP},
         {"seed", required_argument, NULL, OPT_SEED},     {"ids", no_argument, NULL, OPT_IDS},
         {"cache-type-k", required_argument, NULL, OPT_CTK}, {"cache-type-v", required_argument, NULL, OPT_CTV},
-        {"no-bw-probe", no_argument, NULL, OPT_NO_BW},
+        {"no-bw-probe", no_argument, NULL, OPT_NO_BW}, {"model", required_argument, NULL, OPT_MODEL},
         {NULL, 0, NULL, 0},
     };
     run_opts o = {.fmt = "md", .reps = RUN_DEFAULT_REPS, .isa = ENG_ISA_BEST, .temp = RUN_DEFAULT_TEMP,
@@ -406,14 +428,16 @@ int cli_run(int argc, char **argv) {
     double f;
     int64_t v;
     int ch;
-    /* llama.cpp spells these -ctk/-ctv; getopt would read "-ctk" as -c tk */
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-ctk")) argv[i] = "--cache-type-k";
-        else if (!strcmp(argv[i], "-ctv")) argv[i] = "--cache-type-v";
-    }
+    /* llama.cpp's spellings (-ctk, -m, ...): getopt would read "-ctk" as -c tk */
+    const char *unknown = cli_llama_aliases(argc, argv, longopts, RUN_SHORTS);
+    if (unknown) return cli_usage_error("run", "unknown option '%s'", unknown);
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "n:p:d:r:o:t:c:h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, RUN_SHORTS, longopts, NULL)) != -1) {
         switch (ch) {
+        case OPT_MODEL:
+            if (o.model) return cli_usage_error("run", "one MODEL at a time");
+            o.model = optarg;
+            break;
         case 'h': usage(stdout); return 0;
         case OPT_TOKENS: o.tokens = optarg; break;
         case 'n': {
@@ -484,12 +508,21 @@ int cli_run(int argc, char **argv) {
         default: return cli_usage_error("run", "unknown option");
         }
     }
-    if (optind != argc - 1) return cli_usage_error("run", "expected one MODEL.gguf argument");
-    o.model = argv[optind];
+    if (o.model ? optind != argc : optind != argc - 1) return cli_usage_error("run", "expected one MODEL.gguf argument");
+    if (!o.model) o.model = argv[optind];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && o.threads > (uint32_t)cpus)
+        fprintf(stderr, "fitcheck run: warning: -t %u asks for more threads than the %ld CPUs here; they will share "
+                        "cores and run slower than -t %ld\n", o.threads, cpus, cpus);
     fc_err err = {0};
     eng_model *m;
     if (eng_model_open(&m, o.model, &err)) return cli_report_error("run", &err);
+    uint32_t train = eng_model_hparams(m)->n_ctx_train;
+    if (o.n_ctx && train && o.n_ctx > train)
+        fprintf(stderr, "fitcheck run: warning: -c %u is beyond the %u tokens the model was trained on; quality past "
+                        "that is not assured\n", o.n_ctx, train);
     int rc = o.bench ? run_bench(m, &o, &err) : run_generate(m, &o, &err);
     eng_model_close(m);
+    if (rc == RUN_INTERRUPTED) return RUN_INTERRUPTED;
     return rc ? cli_report_error("run", &err) : 0;
 }

@@ -118,7 +118,16 @@ extern volatile int fc_interrupted;
 int fc_mkdir_p(const char *dir, fc_err *err);
 /* $XDG_CACHE_HOME/fitcheck or ~/.cache/fitcheck into buf. */
 int fc_cache_dir(char *buf, size_t cap, fc_err *err);
-/* Reads a whole small file (at most max_bytes) into a NUL-terminated buffer. */
+/* Whether a file can be written at path (atomically: its directory is
+ * created if missing and must be writable; an existing path must be a
+ * regular file), checked before the work whose result it will hold. */
+int fc_check_writable(const char *path, fc_err *err);
+/* Opens path read-only, never blocking: O_NONBLOCK so a FIFO without a writer
+ * or a device cannot hang open(), then the type is checked before a byte is
+ * read — anything but a regular file is FC_EINPUT naming what it is. Returns
+ * the descriptor (blocking again) or -1 with err set. */
+int fc_open_regular(const char *path, fc_err *err);
+/* Reads a whole small regular file (at most max_bytes) into a NUL-terminated buffer. */
 int fc_read_file(const char *path, size_t max_bytes, char **out, size_t *len, fc_err *err);
 
 /* Monotonic wall clock in seconds. */

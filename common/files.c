@@ -197,10 +197,66 @@ int fc_cache_dir(char *buf, size_t cap, fc_err *err) {
     return FC_OK;
 }
 
+int fc_check_writable(const char *path, fc_err *err) {
+    char dir[4096];
+    int n = snprintf(dir, sizeof dir, "%s", path);
+    if (n < 0 || (size_t)n >= sizeof dir) return fc_err_set(err, FC_EINPUT, "path too long: %.64s...", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    if (fc_mkdir_p(dir, err)) return fc_err_prefix(err, "cannot write %s: ", path);
+    /* the atomic writer makes a temporary file beside the target and renames it */
+    if (access(dir, W_OK))
+        return fc_err_set(err, FC_EINPUT, "cannot write %s: directory %s is not writable: %s", path, dir, strerror(errno));
+    struct stat st;
+    if (!stat(path, &st) && !S_ISREG(st.st_mode))
+        return fc_err_set(err, FC_EINPUT, "cannot write %s: it is %s", path,
+                          S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    return FC_OK;
+}
+
+static const char *file_kind(mode_t m) {
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+         : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int fc_open_regular(const char *path, fc_err *err) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        fc_err_set(err, errno == ENOENT || errno == ENOTDIR || errno == EACCES ? FC_EINPUT : FC_ERUNTIME,
+                   "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        fc_err_set(err, FC_ERUNTIME, "cannot stat %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fc_err_set(err, FC_EINPUT, "%s is %s, not a regular file", path, file_kind(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        fc_err_set(err, FC_ERUNTIME, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int fc_read_file(const char *path, size_t max_bytes, char **out, size_t *len, fc_err *err) {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return fc_err_set(err, FC_EINPUT, "cannot open %s: %s", path, strerror(errno));
+    int fd = fc_open_regular(path, err);
+    if (fd < 0) return err ? err->status : FC_EINPUT;
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        close(fd);
+        return fc_err_set(err, FC_ERUNTIME, "cannot read %s: %s", path, strerror(errno));
+    }
     size_t cap = 0, n = 0;
     char *buf = NULL;
     for (;;) {

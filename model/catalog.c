@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 extern const fc_embed_file model_catalog_files[];
 extern const size_t model_catalog_files_count;
@@ -79,12 +80,18 @@ int model_catalog_find(const char *name, model_catalog_info *info, model_hparams
 }
 
 static bool file_is_gguf(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return false;
+    fc_err ignored = {0};
+    int fd = fc_open_regular(path, &ignored);
+    if (fd < 0) return false;
     char magic[4] = {0};
-    bool yes = fread(magic, 1, 4, fp) == 4 && !memcmp(magic, GGUF_MAGIC, 4);
-    fclose(fp);
+    bool yes = read(fd, magic, 4) == 4 && !memcmp(magic, GGUF_MAGIC, 4);
+    close(fd);
     return yes;
+}
+
+static bool named_gguf(const char *path) {
+    size_t n = strlen(path);
+    return n > 5 && !strcasecmp(path + n - 5, ".gguf");
 }
 
 static int load_gguf(model_desc *d, const char *path, const char *quant, fc_err *err) {
@@ -123,6 +130,8 @@ int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err) 
     if (http_is_url(spec)) return load_gguf(d, spec, quant, err);
     if (!stat(spec, &st)) {
         if (S_ISREG(st.st_mode) && file_is_gguf(spec)) return load_gguf(d, spec, quant, err);
+        /* A *.gguf that is not one is a bad model file, not a config.json with a syntax error. */
+        if (named_gguf(spec)) return load_gguf(d, spec, quant, err);
         if ((rc = model_hparams_from_config_path(&hp, spec, err))) return rc;
         if ((rc = model_desc_synthesize(d, &hp, load_quant(&hp, quant), err))) return rc;
         snprintf(d->source, sizeof d->source, "%s", spec);

@@ -409,12 +409,12 @@ int gguf_open(gguf_file **out, const char *path, fc_err *err) {
     fc_err local;
     if (!err) err = &local;
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fc_err_set(err, errno == ENOENT ? FC_EINPUT : FC_ERUNTIME, "cannot open %s: %s", path, strerror(errno));
+    int fd = fc_open_regular(path, err); /* a FIFO or device named *.gguf must not hang open() */
+    if (fd < 0) return err->status;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
         close(fd);
-        return fc_err_set(err, FC_EINPUT, "%s is not a regular file", path);
+        return fc_err_set(err, FC_ERUNTIME, "cannot stat %s: %s", path, strerror(errno));
     }
     if (st.st_size < 24) {
         close(fd);

@@ -130,6 +130,10 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
     if (p->n_parallel > 1) APPEND(" -np %u", p->n_parallel);
     if (p->exps_on_host) APPEND(" -ot \"exps=CPU\"");
     else if (p->n_cpu_moe) APPEND(" --n-cpu-moe %u", p->n_cpu_moe);
+    /* the loading flags the plan's memory was computed with */
+    if (p->no_mmap) APPEND(" --no-mmap");
+    if (p->no_repack) APPEND(" -nr");
+    if (p->mlock) APPEND(" --mlock");
     /* -ts: the user's proportions when given, else the layers each GPU
      * got, when more than one GPU takes part. */
     int used = 0;

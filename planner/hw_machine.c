@@ -76,8 +76,9 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
         d->link_gbs = g->h2d_pinned_gbs ? g->h2d_pinned_gbs : g->link.theoretical_gbs;
         snprintf(d->source, sizeof d->source, "probe profile (%s)", g->api);
     }
-    snprintf(hw->label, sizeof hw->label, "%s, %d GPU%s (probe profile %s)", p->hostname[0] ? p->hostname : "machine",
-             hw->n_gpu, hw->n_gpu == 1 ? "" : "s", p->created);
+    snprintf(hw->label, sizeof hw->label, "%s, %d GPU%s (probe profile %s%s)", p->hostname[0] ? p->hostname : "machine",
+             hw->n_gpu, hw->n_gpu == 1 ? "" : "s", p->created,
+             p->busy[0] ? ", MEASURED WHILE BUSY: speeds understated; run 'fitcheck probe' when idle" : "");
     return FC_OK;
 }
 
@@ -95,6 +96,17 @@ int plan_hw_this_machine(plan_hw *hw, bool probe_if_missing, fc_err *err) {
     if (!p) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     fc_err perr = {0};
     bool have = probe_profile_get(p, probe_if_missing, &perr) == FC_OK && plan_hw_from_profile(hw, p, &perr) == FC_OK;
+    /* No profile means "RAM only"; a profile that is there but unreadable
+     * (truncated, newer schema, hand-edited) is an error naming the file and
+     * the fix — never silently "no profile". */
+    char path[4096];
+    struct stat st;
+    fc_err ignored = {0};
+    if (!have && probe_default_path(path, sizeof path, &ignored) == FC_OK && stat(path, &st) == 0) {
+        free(p);
+        if (err) *err = perr;
+        return perr.status ? perr.status : FC_EINPUT;
+    }
     free(p);
     if (!have) {
         memset(hw, 0, sizeof *hw);

@@ -531,31 +531,28 @@ static const char *const flag_effect[PLAN_FLAG_COUNT] = {
     [PLAN_FLAG_MLOCK] = "locks the mapped weights in RAM",
 };
 
-static void note_add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void note_add(char *buf, size_t cap, const char *fmt, ...) {
-    size_t n = strlen(buf);
-    if (n + 1 >= cap) return;
+static void note_add(plan_memory *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(plan_memory *m, const char *fmt, ...) {
+    if (m->n_note >= PLAN_MEM_NOTES) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf + n, cap - n, fmt, ap);
+    vsnprintf(m->note[m->n_note++], PLAN_MEM_NOTE_LEN, fmt, ap);
     va_end(ap);
 }
 
 static void memory_note(plan_memory *m, const plan_params *p) {
-    char a[24], b[24], c[24];
+    char a[24], b[24];
     const plan_dev_mem *h = &m->host;
     if (h->verdict == PLAN_PAGED)
-        note_add(m->note, sizeof m->note,
-                 "host: %s must stay in RAM and fits %s free, but the %s of weights used from the mapped file do not: "
-                 "the kernel drops those pages and reads them from disk again, so every token waits on the disk.",
-                 fc_fmt_bytes(h->anon, a, sizeof a), fc_fmt_bytes(h->capacity, b, sizeof b),
-                 fc_fmt_bytes(h->mapped, c, sizeof c));
+        note_add(m, "RAM: %s must stay resident, but the %s of weights used from the mapped file do not fit beside it: "
+                 "their pages are dropped and re-read from disk, so tokens wait on the disk",
+                 fc_fmt_bytes(h->anon, a, sizeof a), fc_fmt_bytes(h->mapped, b, sizeof b));
     for (int f = 0; f < PLAN_FLAG_COUNT; f++) {
         int v = m->flag_verdict[f];
         if (v < 0 || v == m->verdict) continue;
         bool set = flag_set(p, f);
-        note_add(m->note, sizeof m->note, "%s%s %s (%s %s): %s.", m->note[0] ? " " : "", set ? "Without" : "With",
-                 plan_load_flag_name(f), set ? "which" : "it", flag_effect[f], plan_verdict_name(v));
+        note_add(m, "%s %s (%s %s): %s", set ? "without" : "with", plan_load_flag_name(f), set ? "which" : "it",
+                 flag_effect[f], plan_verdict_name(v));
     }
 }
 

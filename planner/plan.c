@@ -97,6 +97,7 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     int rc = request_check(rq, err);
     if (!rc) rc = plan_memory_compute(&r->mem, rq->model, &r->hw, &r->params, err);
     if (rc) return rc;
+    for (int i = 0; i < r->mem.n_note; i++) note_add(r, "%s", r->mem.note[i]);
     if (r->params.n_ctx > rq->model->hp.n_ctx_train && rq->model->hp.n_ctx_train)
         note_add(r, "context %u is beyond the %u tokens the model was trained on: quality past that is not assured",
                  r->params.n_ctx, rq->model->hp.n_ctx_train);

@@ -156,7 +156,8 @@ typedef struct plan_dev_mem {
 /* The loading flags whose effect on the fit the plan reports. */
 enum plan_load_flag { PLAN_FLAG_NO_MMAP = 0, PLAN_FLAG_NO_REPACK, PLAN_FLAG_MLOCK, PLAN_FLAG_COUNT };
 const char *plan_load_flag_name(int f);   /* "--no-mmap", "--no-repack", "--mlock" */
-#define PLAN_MEM_NOTE_MAX 512
+#define PLAN_MEM_NOTES (PLAN_FLAG_COUNT + 1)
+#define PLAN_MEM_NOTE_LEN 256
 
 typedef struct plan_memory {
     plan_dev_mem host;
@@ -166,10 +167,11 @@ typedef struct plan_memory {
     uint64_t kv_bytes;                /* all layers, all devices */
     int verdict;                      /* the worst device */
     /* The verdict with each loading flag toggled from what was asked (-1:
-     * the flag changes nothing here), and the one line that says which flag
-     * changes the fit and how ("" when none does). */
+     * not tried, it cannot matter here), and one line per thing to say: the
+     * pages read from disk, each flag that changes the fit and how. */
     int flag_verdict[PLAN_FLAG_COUNT];
-    char note[PLAN_MEM_NOTE_MAX];
+    char note[PLAN_MEM_NOTES][PLAN_MEM_NOTE_LEN];
+    int n_note;
 } plan_memory;
 
 /* KV cells llama.cpp allocates: n_ctx padded to 256 with flash attention

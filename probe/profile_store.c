@@ -67,8 +67,8 @@ int probe_profile_get(probe_profile *p, bool run_quick_if_missing, fc_err *err) 
     probe_options opt = {.quick = true, .models_dir = "."};
     if (probe_profile_prepare(path, err)) return err->status;
     if (probe_run(p, &opt, err)) return err->status;
-    /* Measured on a busy machine: good for this run (p->busy says so), not
-     * kept for every later one. */
-    if (p->busy[0]) return FC_OK;
+    /* Kept even when measured on a busy machine: p->busy is saved with it and
+     * every plan made from it says so (re-probing on each call would cost
+     * seconds and measure the same busy machine again). */
     return probe_profile_save(p, path, err);
 }

@@ -35,6 +35,18 @@ assert d["verdict"] in ("fits", "tight", "does not fit")
 PY
 t 0 "plan 405B on one GPU says no" "$bin" plan llama-3.1-405b --hw rtx-4090 --json
 grep -q '"verdict": "does not fit"' "$out" || { echo "FAIL: 405B fits a 4090?"; fail=1; }
+# "Does not fit" never comes with a speed (issue 15: gpt-oss-120b on one
+# 4090 said "does not fit" and printed tg128 158 t/s); the choice is still made.
+t 0 "no-fit plan has no speed" "$bin" plan gpt-oss-120b --hw rtx-4090 --json
+python3 - "$out" <<'PY' || { echo "FAIL: a no-fit plan came with a speed"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "does not fit", d["verdict"]
+assert d["speed"] is None and "does not fit" in d["speed_note"], (d["speed"], d.get("speed_note"))
+PY
+# A Mac with a CUDA card cannot exist: refused, both named.
+t 2 "Mac with a CUDA card" "$bin" plan llama-3.1-8b --hw apple-m2-ultra:64,rtx-4090
+grep -q "apple-m2-ultra" "$errf" && grep -q "rtx-4090" "$errf" || { echo "FAIL: Mac+CUDA message: $(cat "$errf")"; fail=1; }
 t 0 "models" "$bin" models
 [ "$(grep -c '^[a-z]' "$out")" -ge 31 ] || { echo "FAIL: fewer than 30 catalog models"; fail=1; }
 t 0 "models --json" "$bin" models --json
