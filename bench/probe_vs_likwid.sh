@@ -42,7 +42,7 @@ printf "%d run(s), %d thread(s), likwid kernels *_%s, fitcheck %s\n" "$runs" "$t
 printf "%-4s %23s   %23s   %8s %15s   %s\n" run "fitcheck read/copy/triad" "likwid load/copy/stream" triad_mem "write/store_mem" \
     "ratios read copy triad write"
 for r in $(seq 1 "$runs"); do
-    "$bin" probe --no-gpu -t "$threads" -o "$tmp/p$r.json" >/dev/null
+    "$bin" probe --no-gpu --force -t "$threads" -o "$tmp/p$r.json" >/dev/null
     read -r fr fc ft fw < <(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))
 print(p["read_gbs"], p["copy_gbs"], p["triad_gbs"], p["write_gbs"])' "$tmp/p$r.json")
     lr=$(likwid "load_$isa")

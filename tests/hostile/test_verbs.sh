@@ -30,7 +30,7 @@ gemma="$models/gemma-3-270m-q4_k_m.gguf"
 v "--help" --help
 v "models --json" models --json
 v "hw" hw
-v "probe --quick" probe --quick --no-gpu
+v "probe --quick" probe --quick --no-gpu --force
 v "probe --show" probe --show
 v "plan catalog model on catalog GPUs" plan llama-3.1-8b --hw rtx-4090,rtx-4090
 v "plan config.json" plan "${FITCHECK_SRC:?}/fuzz/seeds/config_json/qwen3moe.json" --json
