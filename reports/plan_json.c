@@ -23,6 +23,9 @@ static json_t *device_json(const plan_device *dev, const plan_dev_mem *dm) {
         {"weights_bytes", dm->weights}, {"kv_bytes", dm->kv},       {"compute_bytes", dm->compute},
         {"output_bytes", dm->output},   {"overhead_bytes", dm->overhead}, {"total_bytes", dm->total},
         {"free_bytes", dm->capacity},
+        /* as the OS sees it (docs/planner-memory.md): total = anon + mapped; pinned is part of anon */
+        {"anon_bytes", dm->anon},       {"mapped_bytes", dm->mapped},     {"pinned_bytes", dm->pinned},
+        {"repack_bytes", dm->repack},
     };
     for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) json_object_set_new(o, parts[i].key, json_integer((json_int_t)parts[i].v));
     json_object_set_new(o, "margin_bytes", json_integer((json_int_t)dm->margin));

@@ -31,7 +31,9 @@ assert [x["device"] for x in devs] == ["rtx-4090", "rtx-4090", "cpu"], devs
 assert all(x["free_bytes"] == 24 << 30 for x in devs[:2]), "VRAM must be per card"
 assert sum(x["n_layers"] for x in devs) == 48
 assert d["settings"]["kv_bytes"] == 48 * 8192 * 4 * 128 * 2 * 2, d["settings"]
-assert d["verdict"] in ("fits", "tight", "does not fit")
+assert d["verdict"] in ("fits", "tight", "fits, pages from disk", "does not fit")
+# memory as the OS sees it: each device's total is its anonymous plus its mapped bytes
+assert all(x["anon_bytes"] + x["mapped_bytes"] == x["total_bytes"] and x["pinned_bytes"] <= x["anon_bytes"] for x in devs), devs
 PY
 t 0 "plan 405B on one GPU says no" "$bin" plan llama-3.1-405b --hw rtx-4090 --json
 grep -q '"verdict": "does not fit"' "$out" || { echo "FAIL: 405B fits a 4090?"; fail=1; }
