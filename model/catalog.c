@@ -128,6 +128,12 @@ int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err) 
     model_hparams hp;
     int rc;
     if (http_is_url(spec)) return load_gguf(d, spec, quant, err);
+    if (!strncmp(spec, "ollama:", 7)) {
+        char blob[4096];
+        if ((rc = ollama_resolve(spec, blob, sizeof blob, err)) || (rc = load_gguf(d, blob, quant, err))) return rc;
+        snprintf(d->source, sizeof d->source, "%s", spec);
+        return FC_OK;
+    }
     if (!stat(spec, &st)) {
         if (S_ISREG(st.st_mode) && file_is_gguf(spec)) return load_gguf(d, spec, quant, err);
         /* A *.gguf that is not one is a bad model file, not a config.json with a syntax error. */

@@ -390,8 +390,29 @@ const char *model_native_quant(const model_hparams *hp);
  * file_bytes estimates the GGUF size (tensors aligned + metadata). */
 int model_desc_synthesize(model_desc *d, const model_hparams *hp, const char *ftype, fc_err *err);
 
+/* ---- models already on disk (model/stores.c) -------------------------------
+ * ollama's store, LM Studio's folders, the Hugging Face hub cache, llama.cpp's
+ * download cache and any --models-dir (stores.c says where each lives). */
+enum model_store { STORE_OLLAMA = 0, STORE_LMSTUDIO, STORE_HF, STORE_LLAMACPP, STORE_DIR, STORE_COUNT };
+typedef struct model_found {
+    int store;           /* enum model_store */
+    char name[4096];     /* as the store calls it: "llama3.2:1b", "ORG/REPO FILE.gguf" */
+    char spec[4096];     /* what `fitcheck plan` takes: "ollama:NAME:TAG" or the path */
+    char path[4096];     /* the GGUF (an ollama blob); empty when broken */
+    char real[4096];     /* path with its folder's links resolved: a file reached twice is listed once */
+    uint64_t bytes;
+    char error[FC_ERR_MSG_MAX]; /* why an entry of the store cannot be used */
+} model_found;
+const char *model_store_name(int store);
+/* Every model found (*out malloc'd, n entries); a broken entry carries its error. */
+int model_stores_scan(const char *models_dir, model_found **out, size_t *n, fc_err *err);
+/* An ollama manifest's model layer: its sha256 (64 hex digits) and size. */
+int ollama_manifest_parse(const char *text, size_t len, const char *where, char *hex, uint64_t *size, fc_err *err);
+/* "ollama:NAME[:TAG]" -> the path of its GGUF blob ($OLLAMA_MODELS or ~/.ollama/models). */
+int ollama_resolve(const char *spec, char *path, size_t cap, fc_err *err);
+
 /* The one entry point: spec is a GGUF path or http(s) URL (a split model's
- * parts are followed), a config.json (or a directory with one) or a catalog name. quant NULL = the file's own types for a GGUF,
+ * parts are followed), ollama:NAME[:TAG], a config.json (or a directory with one) or a catalog name. quant NULL = the file's own types for a GGUF,
  * MODEL_DEFAULT_QUANT otherwise; a quant given with a GGUF re-emulates the
  * file at that type. */
 int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err);
