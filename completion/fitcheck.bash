@@ -43,7 +43,8 @@ _fitcheck() {
     run) opts="--bench -o --json --help" ;;
     report) opts="--output -o --profile --hw --runs --ctx --title --help" ;;
     inspect) opts="--tensors --json --help" ;;
-    models|hw) opts="--json --help" ;;
+    models) opts="--json --local --models-dir --help" ;;
+    hw) opts="--json --help" ;;
     gen) opts="--help" ;;
     calibrate) opts="--hw --out --dry-run --json --help" ;;
     serve) opts="--bind --port --help" ;;
