@@ -33,17 +33,21 @@ static bool num_in(const char *s, double lo, double hi, double *out) {
 
 /* Bandwidth and dense throughput of a device id: the catalog first, then the
  * corpus's own device table (binned variants, cards the catalog lacks). */
+/* Datasheet figures to the speed model's basis (plan_speed_dev_from_device);
+ * the backend is the caller's to set. */
+static int corpus_dev(plan_speed_dev *d, const char *id, double spec_gbs, double tflops, fc_err *err) {
+    plan_device pd = {.backend = PLAN_VULKAN, .bandwidth_gbs = spec_gbs, .fp16_tflops = tflops};
+    snprintf(pd.id, sizeof pd.id, "%s", id);
+    plan_speed_dev_from_device(d, &pd);
+    return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK : fc_err_set(err, FC_EINPUT, "device '%s' has no bandwidth or TFLOPS", id);
+}
+
 int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
     memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%.63s", id);
     plan_hw_entry e;
     fc_err ignored = {0};
-    if (plan_hwcat_find(id, &e, &ignored) == FC_OK) {
-        d->mem_gbs = e.bandwidth_gbs;
-        d->gflops = (e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops) * 1000.0;
-        return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK
-                                                : fc_err_set(err, FC_EINPUT, "device '%s' has no bandwidth or TFLOPS", id);
-    }
+    if (plan_hwcat_find(id, &e, &ignored) == FC_OK)
+        return corpus_dev(d, id, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops, err);
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
     char line[CORPUS_LINE_MAX];
@@ -57,10 +61,10 @@ int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
         }
         char *f[DEVICES_FIELDS];
         if (plan_csv_fields(line, f, DEVICES_FIELDS) < 4 || strcasecmp(f[0], id)) continue;
-        if (!num_in(f[2], 1, 1e5, &d->mem_gbs) || !num_in(f[3], 0.01, 1e5, &d->gflops))
+        double gbs, tflops;
+        if (!num_in(f[2], 1, 1e5, &gbs) || !num_in(f[3], 0.01, 1e5, &tflops))
             return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
-        d->gflops *= 1000.0;
-        return FC_OK;
+        return corpus_dev(d, id, gbs, tflops, err);
     }
     return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
 }

@@ -117,10 +117,16 @@ static int result_setup(const jctx *c, plan_meas *m, const probe_profile *p, int
                           c->name);
     s->n_dev = 1;
     if (be != PLAN_CPU && ngl > 0) {
-        if (p->n_gpus < 1 || plan_speed_dev_gpu(&s->dev[1], &p->gpus[0], be))
+        if (p->n_gpus < 1)
             return fc_err_set(c->err, FC_EINPUT,
                               "%s: result %zu ran on a %s GPU, but the machine profile has no measured GPU", c->name,
                               c->index, plan_backend_name(be));
+        plan_device g;
+        plan_device_from_gpu(&g, &p->gpus[0]);
+        g.backend = be;
+        plan_speed_dev_from_device(&s->dev[1], &g);
+        if (!(s->dev[1].mem_gbs > 0) || !(s->dev[1].gflops > 0))
+            return fc_err_set(c->err, FC_EINPUT, "%s: the profile's GPU has no bandwidth or compute figure", c->name);
         s->n_dev = 2;
     }
     return FC_OK;
@@ -324,7 +330,8 @@ static int import_published(plan_meas_set *s, const char *text, const char *name
         su->engine = PLAN_ENG_LLAMACPP;
         su->n_ubatch = PLAN_DEFAULT_UBATCH;
         su->old_build = true; /* the table's results are all from 2024 builds (its header) */
-        su->dev[0] = (plan_speed_dev){.backend = be, .mem_gbs = mem, .gflops = tfl * 1000.0};
+        plan_device pd = {.backend = be, .bandwidth_gbs = mem, .fp16_tflops = tfl}; /* the table's datasheet figures */
+        plan_speed_dev_from_device(&su->dev[0], &pd);
         snprintf(su->dev[0].name, sizeof su->dev[0].name, "%s", f[DEVICE]);
         plan_model_summary ms = {.n_params = pb * 1e9, .size_bytes = gib * FC_GIB, .type = (uint32_t)type,
                                  .n_layer = (uint32_t)nl_, .n_embd = (uint32_t)ne, .n_vocab = (uint32_t)nv,

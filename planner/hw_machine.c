@@ -42,6 +42,25 @@ static int hw_gpu_backend(const probe_gpu *g) {
     return PLAN_VULKAN;
 }
 
+/* Measured when present (the probe's read, the pinned host-to-device copy),
+ * else the figures the driver gives: the speed model puts both on the
+ * measured basis (plan_speed_dev_from_device). */
+void plan_device_from_gpu(plan_device *d, const probe_gpu *g) {
+    memset(d, 0, sizeof *d);
+    snprintf(d->id, sizeof d->id, "gpu");
+    snprintf(d->name, sizeof d->name, "%s", g->name);
+    d->backend = hw_gpu_backend(g);
+    d->unified = g->unified_memory;
+    d->mem_total = g->vram_total;
+    d->mem_free = g->vram_free ? g->vram_free : g->vram_total;
+    d->bandwidth_measured = g->read_gbs > 0;
+    d->bandwidth_gbs = g->read_gbs > 0 ? g->read_gbs : g->theoretical_gbs;
+    d->fp16_tflops = g->fp16_tflops;
+    d->fp32_tflops = g->fp32_tflops;
+    d->link_gbs = g->h2d_pinned_gbs ? g->h2d_pinned_gbs : g->link.theoretical_gbs;
+    snprintf(d->source, sizeof d->source, "probe profile (%s)", g->api);
+}
+
 int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     memset(hw, 0, sizeof *hw);
     plan_device *h = &hw->host;
@@ -65,16 +84,8 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
         if (g->unified_memory || !g->vram_total) continue;
         if (hw->n_gpu >= PLAN_MAX_DEVICES) break;
         plan_device *d = &hw->gpu[hw->n_gpu++];
+        plan_device_from_gpu(d, g);
         snprintf(d->id, sizeof d->id, "gpu%d", hw->n_gpu - 1);
-        snprintf(d->name, sizeof d->name, "%s", g->name);
-        d->backend = hw_gpu_backend(g);
-        d->mem_total = g->vram_total;
-        d->mem_free = g->vram_free ? g->vram_free : g->vram_total;
-        d->bandwidth_gbs = g->read_gbs ? g->read_gbs : g->theoretical_gbs;
-        d->fp16_tflops = g->fp16_tflops;
-        d->fp32_tflops = g->fp32_tflops;
-        d->link_gbs = g->h2d_pinned_gbs ? g->h2d_pinned_gbs : g->link.theoretical_gbs;
-        snprintf(d->source, sizeof d->source, "probe profile (%s)", g->api);
     }
     snprintf(hw->label, sizeof hw->label, "%s, %d GPU%s (probe profile %s%s)", p->hostname[0] ? p->hostname : "machine",
              hw->n_gpu, hw->n_gpu == 1 ? "" : "s", p->created,

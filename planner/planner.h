@@ -38,6 +38,7 @@ typedef struct plan_device {
     double bandwidth_gbs;      /* memory bandwidth, vendor or measured */
     double fp16_tflops, fp32_tflops;
     double link_gbs;           /* host link per direction, 0 = unknown */
+    bool bandwidth_measured;   /* GPU: bandwidth_gbs is the probe's read, not the datasheet's */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     char source[160];          /* where mem_free / bandwidth came from */
@@ -352,7 +353,14 @@ int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summa
 
 /* Devices from a machine profile: the CPU (n_threads of it) and its GPUs. */
 int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads);
-int plan_speed_dev_gpu(plan_speed_dev *d, const probe_gpu *g, int backend);
+/* The one conversion from a device to what the speed model computes with. A
+ * GPU's bandwidth is on one basis, what fitcheck's read kernel measures: the
+ * probe's read when there is one, else the datasheet's times
+ * PLAN_GPU_READ_OF_SPEC; the GPU constants (bw_eff) are fitted on that basis. */
+#define PLAN_GPU_READ_OF_SPEC 0.90 /* docs/gpu.md: published coalesced read on a GH200, 3614.6 of 4000 GB/s */
+void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d);
+/* A probed GPU as a plan device (measured bandwidth and link when present). */
+void plan_device_from_gpu(plan_device *d, const probe_gpu *g);
 
 /* Seconds per token for decode at a KV depth (the token sees depth cached positions). */
 double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth);

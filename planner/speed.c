@@ -163,15 +163,3 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
     d->gflops = per_thread * n_threads;
     return d->mem_gbs > 0 ? FC_OK : FC_EINPUT;
 }
-
-int plan_speed_dev_gpu(plan_speed_dev *d, const probe_gpu *g, int backend) {
-    memset(d, 0, sizeof *d);
-    d->backend = backend;
-    snprintf(d->name, sizeof d->name, "%.63s", g->name);
-    /* Measured read bandwidth when the probe got one, else the theoretical
-     * figure; bw_eff is fitted against spec-sheet bandwidth. */
-    d->mem_gbs = g->theoretical_gbs > 0 ? g->theoretical_gbs : g->read_gbs;
-    d->gflops = (g->fp16_tflops > 0 ? g->fp16_tflops : g->fp32_tflops) * 1000.0;
-    d->link_gbs = g->unified_memory ? 0 : g->link.theoretical_gbs;
-    return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK : FC_EINPUT;
-}

@@ -13,11 +13,12 @@
  * cores, or 8 when unknown, at the default per-core rate. */
 #define PLAN_DEFAULT_CPU_CORES 8
 
-static void dev_from_device(plan_speed_dev *s, const plan_device *d) {
+void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%.63s", d->id);
     s->backend = d->backend;
-    s->mem_gbs = d->bandwidth_gbs;
+    s->mem_gbs = d->backend == PLAN_CPU || d->bandwidth_measured ? d->bandwidth_gbs
+                                                                   : d->bandwidth_gbs * PLAN_GPU_READ_OF_SPEC;
     if (d->backend == PLAN_CPU) {
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
                                        : PLAN_DEFAULT_CPU_GFLOPS * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
@@ -34,9 +35,9 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->n_dev = hw->n_gpu + 1;
     s->engine = PLAN_ENG_LLAMACPP;
     s->n_ubatch = p->n_ubatch;
-    dev_from_device(&s->dev[0], &hw->host);
+    plan_speed_dev_from_device(&s->dev[0], &hw->host);
     for (int g = 0; g < hw->n_gpu; g++) {
-        dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
+        plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
         if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))
             return fc_err_set(err, FC_EINPUT, "GPU %s has no bandwidth or compute figure", hw->gpu[g].id);
     }

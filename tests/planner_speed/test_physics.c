@@ -51,6 +51,7 @@ static double token_elems(const plan_speed_load *l, bool *all_float) {
 typedef struct pdev {
     char id[64];
     plan_speed_dev dev;
+    double spec_gbs;         /* the datasheet bandwidth: nothing reads faster */
     double peak_q, peak_f;   /* FLOP/s: quantized GEMMs (int8 tensor rate), float GEMMs (FP16) */
 } pdev;
 
@@ -64,6 +65,7 @@ static int devices(pdev *out, int cap) {
         pdev *d = &out[n];
         if (plan_corpus_device(he.id, &d->dev, &err)) continue;
         snprintf(d->id, sizeof d->id, "%s", he.id);
+        d->spec_gbs = he.bandwidth_gbs;
         d->dev.backend = !strcmp(he.category, "apple_soc")     ? PLAN_METAL
                          : !strcasecmp(he.vendor, "NVIDIA")    ? PLAN_CUDA
                          : !strcasecmp(he.vendor, "AMD")       ? PLAN_ROCM
@@ -105,7 +107,7 @@ static void check_model(const model_catalog_info *info, const model_hparams *hp,
             }
             n_checked++;
             double bytes = token_bytes(l);
-            double bound = dv[k].dev.mem_gbs * 1e9 / bytes; /* depth 0: the weights alone */
+            double bound = dv[k].spec_gbs * 1e9 / bytes; /* depth 0: the weights alone */
             if (tg[0] > bound * (1 + REL_EPS) && n_bad_bw++ < 5)
                 fprintf(stderr, "%s %s %s: decode %.1f t/s above bandwidth bound %.1f\n", dv[k].id, info->name, ft, tg[0],
                         bound);

@@ -215,7 +215,40 @@ static void test_loads(void) {
     CHECK(plan_speed_loads(&s, &m, &pl, &err) == FC_EINPUT);
 }
 
+/* One conversion from a probed GPU to the speed model (issue 13): the probe's
+ * measured read when there is one, else the datasheet's figure times the read
+ * fraction; the profile path and calibrate's import agree. */
+static void test_gpu_conversion(void) {
+    probe_gpu g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.name, sizeof g.name, "Test GPU");
+    snprintf(g.api, sizeof g.api, "cuda");
+    g.vram_total = 24ull << 30;
+    g.theoretical_gbs = 1000;
+    g.read_gbs = 870;
+    g.fp16_tflops = 100;
+    plan_device d;
+    plan_speed_dev s;
+    plan_device_from_gpu(&d, &g);
+    plan_speed_dev_from_device(&s, &d);
+    CHECK(d.backend == PLAN_CUDA && d.bandwidth_measured);
+    CHECK_NEAR(s.mem_gbs, 870, 1e-9);
+    g.read_gbs = 0;
+    plan_device_from_gpu(&d, &g);
+    plan_speed_dev_from_device(&s, &d);
+    CHECK(!d.bandwidth_measured);
+    CHECK_NEAR(s.mem_gbs, 1000 * PLAN_GPU_READ_OF_SPEC, 1e-9);
+    CHECK_NEAR(s.gflops, 100000, 1e-6);
+    /* a catalog card is on the same basis */
+    plan_hw hw;
+    fc_err err = {0};
+    CHECK(plan_hw_from_catalog(&hw, "rtx-4090", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK_NEAR(s.mem_gbs, 1008 * PLAN_GPU_READ_OF_SPEC, 1e-9);
+}
+
 int main(void) {
+    test_gpu_conversion();
     plan_efficiency e;
     memset(&e, 0, sizeof e);
     fc_err err = {0};
