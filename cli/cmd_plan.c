@@ -29,6 +29,8 @@ typedef struct plan_args {
     bool ctx_sweep;          /* --ctx-sweep: t/s against context depth */
     bool hw_all;             /* --hw all: rank the hardware catalog */
     double budget_usd;       /* --budget: with --hw all, devices priced within it */
+    const char *link;        /* --link: between the hosts of a cluster --hw */
+    int n_prompt, n_gen;     /* --pp / --tg: the llama-bench tests a cluster's speed is for */
     bool json;
     bool table;              /* -o FORMAT: the per-device table in that format */
     enum rep_format fmt;
@@ -125,11 +127,14 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         {"cache-type-k", required_argument, 0, 'K'}, {"cache-type-v", required_argument, 0, 'V'},
         {"model", required_argument, 0, 'M'},
         {"no-mmap", no_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {"mlock", no_argument, 0, 'L'},
+        {"link", required_argument, 0, 0x101}, {"pp", required_argument, 0, 0x102}, {"tg", required_argument, 0, 0x103},
         {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
     plan_params_default(&rq->params);
     rq->min_tps = PLAN_DEFAULT_MIN_TPS;
+    rq->n_prompt = PLAN_TEST_PP;
+    rq->n_gen = PLAN_TEST_TG;
     plan_params *p = &rq->params;
     int c;
     int64_t v;
@@ -221,6 +226,13 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
                 return cli_usage_error("plan", "%s", berr.msg);
             break;
         }
+        case 0x101: rq->link = optarg; break;
+        case 0x102:
+        case 0x103:
+            if (!cli_parse_i64(optarg, 1, PLAN_CTX_MAX, &v))
+                return cli_usage_error("plan", "--%s: '%s' is not a token count", c == 0x102 ? "pp" : "tg", optarg);
+            *(c == 0x102 ? &rq->n_prompt : &rq->n_gen) = (int)v;
+            break;
         case 'o':
             if (!rep_format_is_table(optarg, &rq->fmt)) return cli_usage_error("plan", "-o: say md, csv, json or jsonl");
             rq->table = true;
@@ -233,6 +245,10 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (rq->model ? optind != argc : optind != argc - 1)
         return cli_usage_error("plan", optind >= argc && !rq->model ? "no MODEL given" : "one MODEL at a time");
     if (!rq->model) rq->model = argv[optind];
+    bool cluster = plan_cluster_spec_is(rq->hw);
+    if (rq->link && !cluster) return cli_usage_error("plan", "--link needs --hw with several hosts ('a=...;b=...')");
+    if (cluster && (rq->table || rq->ctx_sweep))
+        return cli_usage_error("plan", "-o FORMAT and --ctx-sweep are not made for several hosts yet (use --json)");
     return FC_OK;
 }
 
@@ -250,6 +266,44 @@ static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
     return FC_OK;
 }
 
+/* --hw 'a=...;b=...': several hosts on llama.cpp's RPC backend (docs/rpc.md). */
+static int plan_cluster_run(const plan_args *a, const model_desc *model, fc_err *err) {
+    plan_cluster *c = calloc(1, sizeof *c);
+    plan_cluster_splits *sp = calloc(1, sizeof *sp);
+    plan_cluster_result *req = calloc(1, sizeof *req);
+    plan_efficiency *e = calloc(1, sizeof *e);
+    int rc = c && sp && req && e ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if (!rc) rc = plan_cluster_resolve(c, a->hw, a->link, err);
+    if (!rc && a->params.n_tensor_split > (uint32_t)c->hw.n_gpu)
+        rc = fc_err_set(err, FC_EINPUT, "--tensor-split: %u values for %d devices", a->params.n_tensor_split, c->hw.n_gpu);
+    if (!rc) rc = plan_efficiency_load(e, NULL, err);
+    if (!rc) rc = plan_cluster_split(c, model, &a->params, e, a->n_prompt, a->n_gen, sp, err);
+    bool asked = a->params.n_tensor_split > 0 || a->params.n_gpu_layers != PLAN_NGL_ALL;
+    if (!rc && asked) rc = plan_cluster_eval(c, model, &a->params, e, a->n_prompt, a->n_gen, req, err);
+    if (!rc) {
+        const plan_cluster_result *shown = asked ? req : sp->best_fits ? &sp->best : &sp->dflt;
+        char file[PLAN_FILE_MAX], cmd[PLAN_CMD_MAX];
+        bool exists;
+        const model_ftype_info *ft = model_ftype_by_id(model->hp.file_type);
+        plan_model_file(model, a->model, ft ? ft->name : "", file, sizeof file, &exists);
+        plan_cluster_llama_cmd(c, &a->params, shown->layers, file, cmd, sizeof cmd);
+        rep_cluster_view v = {.model_name = a->model, .cluster = c, .splits = sp, .requested = asked ? req : NULL,
+                              .n_prompt = a->n_prompt, .n_gen = a->n_gen, .llama_cmd = cmd};
+        if (a->json) cli_print_json(rep_cluster_json(&v));
+        else rep_cluster_text(stdout, &v);
+    }
+    if (sp) {
+        plan_cluster_result_free(&sp->dflt);
+        plan_cluster_result_free(&sp->best);
+    }
+    if (req) plan_cluster_result_free(req);
+    free(c);
+    free(sp);
+    free(req);
+    free(e);
+    return rc;
+}
+
 int cli_plan(int argc, char **argv) {
     plan_args a;
     int rc = plan_parse(argc, argv, &a);
@@ -257,6 +311,11 @@ int cli_plan(int argc, char **argv) {
     fc_err err = {0};
     model_desc model;
     if (model_load(&model, a.model, a.quant, &err)) return cli_report_error("plan", &err);
+    if (plan_cluster_spec_is(a.hw)) {
+        rc = plan_cluster_run(&a, &model, &err);
+        model_desc_free(&model);
+        return rc ? cli_report_error("plan", &err) : 0;
+    }
     plan_hw *hw = calloc(1, sizeof *hw);
     plan_result *r = calloc(1, sizeof *r);
     rc = hw && r ? FC_OK : fc_err_set(&err, FC_ERUNTIME, "out of memory");

@@ -228,7 +228,8 @@ static void load_mode_init(load_mode *lm, const plan_hw *hw, const plan_params *
     for (int g = 0; g < hw->n_gpu; g++) lm->host_buft |= backend_host_buft[hw->gpu[g].backend];
     lm->repack = !p->no_repack && !lm->host_buft;
     lm->isa = hw->host.cpu_repack;
-    lm->offload = hw->n_gpu > 0 && p->n_ubatch >= OP_OFFLOAD_MIN_BATCH;
+    /* the RPC backend has no offload_op: nothing is offloaded to another host */
+    lm->offload = hw->n_gpu > 0 && !hw->gpu[0].rpc && p->n_ubatch >= OP_OFFLOAD_MIN_BATCH;
 }
 
 /* Per-plan scratch: what the compute buffers and the spans need from the weights. */
@@ -494,7 +495,8 @@ static int memory_once(plan_memory *m, const model_desc *d, const plan_hw *hw, c
         verdict_gpu(dm);
         /* A unified-memory GPU's allocations come out of the same RAM; pages
          * its mapped span shares with the host's mapped weights count once. */
-        if (hw->gpu[g].unified) unified_use += dm->total - ws->shared[g];
+        if (hw->gpu[g].unified && !hw->gpu[g].rpc) /* an RPC device's RAM is its own host's */
+            unified_use += dm->total - ws->shared[g];
     }
     free(ws);
     m->host.capacity = m->host.capacity > unified_use ? m->host.capacity - unified_use : 0;

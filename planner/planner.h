@@ -41,6 +41,7 @@ typedef struct plan_device {
     bool bandwidth_measured;   /* GPU: bandwidth_gbs is the probe's read, not the datasheet's */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
+    bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
     char source[160];          /* where mem_free / bandwidth came from */
 } plan_device;
 
@@ -660,5 +661,96 @@ typedef struct plan_rank {
  * launch price is published and within it. Free with plan_rank_free. */
 int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out, fc_err *err);
 void plan_rank_free(plan_rank *r);
+
+
+/* ---- several machines: llama.cpp's RPC backend (planner/cluster*.c) --------
+ * --hw 'a=rtx-4090;b=apple-m2-ultra:192;c=./pc2.json': the first host runs
+ * llama-server, every other one an rpc-server whose devices llama.cpp puts
+ * first in its device list (in --rpc order), before the main host's own GPUs;
+ * token_embd and the host buffers stay on the main host (docs/rpc.md).
+ * --link: a named link (1gbe, 2.5gbe, 10gbe, 25gbe, 40gbe, tb4), a rate and
+ * round trip ("100mbit:2ms"), or a profile with a measured link (probe --peer);
+ * it is the link from the main host to each other host. */
+
+#define PLAN_MAX_HOSTS 8
+#define PLAN_HOST_NAME_MAX 64
+#define PLAN_RPC_PORT 50052        /* rpc-server's default port (tools/rpc/rpc-server.cpp) */
+
+typedef struct plan_link {
+    char name[64];
+    double gbs;                    /* TCP goodput per direction, GB/s (1e9) */
+    double rtt_us;                 /* round trip of a small message */
+    char source[200];
+} plan_link;
+
+/* A named link, a "RATE:RTT" pair or a profile's measured link into *l. */
+int plan_link_parse(plan_link *l, const char *spec, fc_err *err);
+
+typedef struct plan_cluster {
+    int n_host;
+    char host_name[PLAN_MAX_HOSTS][PLAN_HOST_NAME_MAX];
+    char host_spec[PLAN_MAX_HOSTS][256];
+    plan_hw host_hw[PLAN_MAX_HOSTS];  /* each host's own devices, resolved */
+    plan_link link;
+    /* the devices as llama.cpp on the main host sees them: its CPU as host,
+     * the RPC devices (hosts 1.. in order), then its own GPUs */
+    plan_hw hw;
+    int dev_host[PLAN_MAX_DEVICES];  /* host of hw.gpu[i] */
+} plan_cluster;
+
+/* True when an --hw spec names hosts ("a=...;b=..."). */
+bool plan_cluster_spec_is(const char *spec);
+/* Splits the spec into hosts (names and their --hw specs), no resolving:
+ * what the fuzz target drives. */
+int plan_cluster_parse(plan_cluster *c, const char *spec, fc_err *err);
+/* Parses, resolves every host's hardware (plan_hw_resolve) and flattens. */
+int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc_err *err);
+
+/* Network time of one llama_decode of n_tok tokens with kv_cells cells in
+ * view: per run of layers on one remote host a round trip, the activations
+ * in and out (or the logits of n_out tokens from the host with the output),
+ * and for a new graph its description (prefill). */
+typedef struct plan_net_time {
+    double rtt_s, bytes_s, graph_s;   /* the three terms */
+    double total_s;
+    int n_trips;                      /* round trips per decode call */
+    double bytes;                     /* bytes over the links per call */
+} plan_net_time;
+
+typedef struct plan_cluster_result {
+    plan_memory mem;                  /* per device, as plan_memory_compute */
+    uint64_t host_total[PLAN_MAX_HOSTS], host_capacity[PLAN_MAX_HOSTS];
+    int host_verdict[PLAN_MAX_HOSTS];
+    uint32_t layers[PLAN_MAX_DEVICES];/* -ts: layers per device */
+    plan_speed_setup *setup;          /* owned; the compute half of the speed model */
+    double tg_s_compute, pp_s_compute;/* per token / per prompt, without the network */
+    plan_net_time net_tg, net_pp;     /* per token; per prompt of PLAN_TEST_PP */
+    double tg_tps, pp_tps;            /* llama-bench tg128 / pp512 with the network */
+    double load_s, load_cached_s;     /* weights over the links: first load; later loads with rpc-server -c */
+    uint64_t remote_bytes, remote_cached_bytes;
+    const char *dominant;             /* "compute", "round trips" or "transfers" (decode) */
+} plan_cluster_result;
+
+/* Memory, speed and load time of model m on the cluster with params p (its
+ * tensor_split: layers per device, all 0 = llama.cpp's default: proportional
+ * to free memory). n_prompt / n_gen as llama-bench's tests. */
+int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
+                      int n_prompt, int n_gen, plan_cluster_result *r, fc_err *err);
+void plan_cluster_result_free(plan_cluster_result *r);
+/* Network time of one decode call (see plan_net_time). */
+plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const plan_memory *mem, uint32_t n_tok,
+                               uint32_t kv_cells, uint32_t n_out, bool new_graph);
+/* The -ts llama.cpp's default gives, the fastest split that fits (searched
+ * over whole layers; best_fits false when none fits). */
+typedef struct plan_cluster_splits {
+    plan_cluster_result dflt, best;
+    bool best_fits;
+} plan_cluster_splits;
+int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
+                       int n_prompt, int n_gen, plan_cluster_splits *out, fc_err *err);
+/* The rpc-server line for host h (h >= 1) and llama-server's on the main host. */
+void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap);
+void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, const char *file,
+                            char *buf, size_t cap);
 
 #endif

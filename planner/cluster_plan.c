@@ -1,0 +1,290 @@
+/* A plan across hosts on llama.cpp's RPC backend: memory per device and per
+ * host (planner/memory.c on the flattened device list), speed as the compute
+ * model plus the network, the time to load the weights over the links, the
+ * -ts that fits and the fastest one, and the commands.
+ *
+ * What crosses a link per llama_decode (ggml-rpc.cpp, ggml-backend.cpp's
+ * scheduler): for each run of layers on a remote host the scheduler sends
+ * that split's inputs (SET_TENSOR: the f32 activations, n_embd x n_tokens,
+ * with the positions and the KQ mask), the graph (GRAPH_COMPUTE; a reused
+ * graph is one small GRAPH_RECOMPUTE), and reads the split's output back
+ * (GET_TENSOR), which waits a round trip: sends are asynchronous, reads are
+ * not. The host holding the output returns the logits of the tokens that
+ * asked for them. Between two remote hosts the data goes through the main
+ * host (RPC buffers copy only within one server). */
+#include "planner/planner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define F32 4.0
+#define KV_VIEW_PAD 256            /* llama.cpp pads the cells in view to 256 (flash attention) */
+/* A graph crosses as rpc_tensor records of 304 bytes (ggml-rpc.cpp's struct,
+ * padded to 8) plus 8 bytes per node; a transformer layer is about 64 such
+ * tensors (some 35 nodes with their weights, caches and views) — an
+ * estimate: only prefill and the first token of a new graph pay it. */
+#define GRAPH_BYTES_PER_LAYER (64.0 * 304 + 35 * 8)
+/* rpc-server -c: tensors above 10 MiB are checked by hash first (one round
+ * trip, RPC_CMD_SET_TENSOR_HASH) and read from the remote's cache when known
+ * (ggml-rpc.cpp HASH_THRESHOLD). */
+#define HASH_THRESHOLD (10.0 * 1024 * 1024)
+#define SPLIT_GRID 24              /* split search: steps per device when three or more */
+
+static int layer_device(const plan_memory *mem, uint32_t il) {
+    for (int g = 0; g < mem->n_gpu; g++)
+        if (mem->gpu[g].n_layers && il >= mem->gpu[g].layer_first && il < mem->gpu[g].layer_first + mem->gpu[g].n_layers)
+            return g;
+    return -1;
+}
+
+static int output_device(const plan_memory *mem) {
+    for (int g = 0; g < mem->n_gpu; g++)
+        if (mem->gpu[g].has_output) return g;
+    return -1;
+}
+
+plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const plan_memory *mem, uint32_t n_tok,
+                               uint32_t kv_cells, uint32_t n_out, bool new_graph) {
+    plan_net_time t;
+    memset(&t, 0, sizeof t);
+    const model_hparams *hp = &m->hp;
+    double act = F32 * hp->n_embd * n_tok;
+    double inputs = act + F32 * n_tok + F32 * (double)kv_cells * n_tok; /* activations, positions, mask */
+    double gbytes = 0;
+    int out_dev = output_device(mem);
+    /* walk the layers in order; a run ends where the host changes */
+    int run_host = 0;
+    uint32_t run_layers = 0;
+    for (uint32_t il = 0; il <= hp->n_layer; il++) {
+        int dev = il < hp->n_layer ? layer_device(mem, il) : out_dev;
+        int h = dev < 0 ? 0 : c->dev_host[dev];
+        bool last = il == hp->n_layer;
+        if (h != run_host || last) {
+            if (run_host != 0) { /* a remote run: inputs out, its output back, one round trip */
+                bool has_out = last && h == run_host;
+                t.n_trips++;
+                t.bytes += inputs + (has_out ? F32 * hp->n_vocab * n_out : act);
+                if (new_graph) gbytes += GRAPH_BYTES_PER_LAYER * run_layers;
+            }
+            if (last && h != 0 && h != run_host) { /* the output alone on a remote host */
+                t.n_trips++;
+                t.bytes += act + F32 * hp->n_vocab * n_out;
+            }
+            run_host = h;
+            run_layers = 0;
+        }
+        run_layers++;
+    }
+    double bw = c->link.gbs * 1e9;
+    t.rtt_s = t.n_trips * c->link.rtt_us * 1e-6;
+    t.bytes_s = bw > 0 ? t.bytes / bw : 0;
+    t.graph_s = bw > 0 ? gbytes / bw : 0;
+    t.bytes += gbytes;
+    t.total_s = t.rtt_s + t.bytes_s + t.graph_s;
+    return t;
+}
+
+static void host_totals(const plan_cluster *c, plan_cluster_result *r) {
+    const plan_memory *mm = &r->mem;
+    r->host_total[0] = mm->host.total;
+    r->host_capacity[0] = mm->host.capacity;
+    r->host_verdict[0] = mm->host.verdict;
+    for (int g = 0; g < mm->n_gpu; g++) {
+        int h = c->dev_host[g];
+        const plan_dev_mem *d = &mm->gpu[g];
+        /* the main host's own GPUs are reported with it; a remote host is its devices */
+        r->host_total[h] += d->total;
+        if (h) r->host_capacity[h] += d->capacity;
+        if (d->verdict > r->host_verdict[h]) r->host_verdict[h] = d->verdict;
+        r->layers[g] = d->n_layers + (d->has_output ? 1 : 0);
+    }
+}
+
+static void load_times(const plan_cluster *c, const model_desc *m, plan_cluster_result *r) {
+    double small = 0, big = 0;
+    int n_big = 0;
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        const model_tensor *t = &m->tensors[i];
+        int dev = t->layer >= 0 ? layer_device(&r->mem, (uint32_t)t->layer)
+                  : t->role == ROLE_TOKEN_EMBD ? -1 : output_device(&r->mem);
+        if (dev < 0 || !c->hw.gpu[dev].rpc) continue;
+        if ((double)t->bytes > HASH_THRESHOLD) {
+            big += (double)t->bytes;
+            n_big++;
+        } else {
+            small += (double)t->bytes;
+        }
+    }
+    /* tied embeddings: the output's copy of token_embd goes to the output's device */
+    int od = output_device(&r->mem);
+    if (m->hp.tied_embeddings && od >= 0 && c->hw.gpu[od].rpc)
+        for (uint32_t i = 0; i < m->n_tensors; i++)
+            if (m->tensors[i].role == ROLE_TOKEN_EMBD) {
+                if ((double)m->tensors[i].bytes > HASH_THRESHOLD) big += (double)m->tensors[i].bytes, n_big++;
+                else small += (double)m->tensors[i].bytes;
+            }
+    double bw = c->link.gbs * 1e9, rtt = c->link.rtt_us * 1e-6;
+    r->remote_bytes = (uint64_t)(small + big);
+    r->remote_cached_bytes = (uint64_t)big;
+    r->load_s = (small + big) / bw;
+    r->load_cached_s = small / bw + n_big * rtt; /* plus reading `big` from the remote's own disk */
+}
+
+void plan_cluster_result_free(plan_cluster_result *r) {
+    free(r->setup);
+    r->setup = NULL;
+}
+
+int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
+                      int n_prompt, int n_gen, plan_cluster_result *r, fc_err *err) {
+    memset(r, 0, sizeof *r);
+    int rc = plan_memory_compute(&r->mem, m, &c->hw, p, err);
+    if (rc) return rc;
+    host_totals(c, r);
+    load_times(c, m, r);
+    r->setup = calloc(1, sizeof *r->setup);
+    if (!r->setup) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if ((rc = plan_speed_from_plan(r->setup, m, &c->hw, &r->mem, p, err))) return rc;
+    double tg = plan_speed_tg_tps(r->setup, e, n_gen, 0), pp = plan_speed_pp_tps(r->setup, e, n_prompt, 0);
+    if (!(tg > 0) || !(pp > 0)) return fc_err_set(err, FC_EINPUT, "no speed for this cluster (missing figures)");
+    r->tg_s_compute = 1.0 / tg;
+    r->pp_s_compute = n_prompt / pp;
+    /* decode: one token, one logit row, cells in view padded to 256; the graph is reused */
+    uint32_t cells = (uint32_t)((n_gen + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
+    r->net_tg = plan_cluster_net(c, m, &r->mem, 1, cells, 1, false);
+    /* prefill: one call per ubatch, a new graph each, the logits of the last token only (llama-bench) */
+    uint32_t ub = p->n_ubatch ? p->n_ubatch : PLAN_DEFAULT_UBATCH;
+    memset(&r->net_pp, 0, sizeof r->net_pp);
+    for (int done = 0; done < n_prompt; done += (int)ub) {
+        uint32_t n = n_prompt - done < (int)ub ? (uint32_t)(n_prompt - done) : ub;
+        uint32_t cv = (uint32_t)((done + n + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
+        plan_net_time t = plan_cluster_net(c, m, &r->mem, n, cv, done + (int)n >= n_prompt ? 1 : 0, true);
+        r->net_pp.rtt_s += t.rtt_s;
+        r->net_pp.bytes_s += t.bytes_s;
+        r->net_pp.graph_s += t.graph_s;
+        r->net_pp.total_s += t.total_s;
+        r->net_pp.n_trips += t.n_trips;
+        r->net_pp.bytes += t.bytes;
+    }
+    r->tg_tps = 1.0 / (r->tg_s_compute + r->net_tg.total_s);
+    r->pp_tps = n_prompt / (r->pp_s_compute + r->net_pp.total_s);
+    double terms[3] = {r->tg_s_compute, r->net_tg.rtt_s, r->net_tg.bytes_s + r->net_tg.graph_s};
+    static const char *const names[3] = {"compute", "round trips", "transfers"};
+    int k = 0;
+    for (int i = 1; i < 3; i++)
+        if (terms[i] > terms[k]) k = i;
+    r->dominant = names[k];
+    return FC_OK;
+}
+
+/* ---- the split ------------------------------------------------------------------ */
+
+static bool fits(const plan_cluster_result *r) { return r->mem.verdict != PLAN_NO_FIT; }
+
+/* Tries layer counts per device (they sum to n_layer + 1, the output counted
+ * on the last device holding layers); keeps the fastest decode that fits. */
+typedef struct split_ctx {
+    const plan_cluster *c;
+    const model_desc *m;
+    const plan_params *base;
+    const plan_efficiency *e;
+    int n_prompt, n_gen;
+} split_ctx;
+
+static void try_split(const split_ctx *x, const uint32_t *cnt, plan_cluster_splits *out) {
+    const plan_cluster *c = x->c;
+    plan_params p = *x->base;
+    for (int g = 0; g < c->hw.n_gpu; g++) p.tensor_split[g] = (float)cnt[g];
+    p.n_gpu_layers = PLAN_NGL_ALL;
+    plan_cluster_result r;
+    fc_err err = {0};
+    if (plan_cluster_eval(c, x->m, &p, x->e, x->n_prompt, x->n_gen, &r, &err) || !fits(&r)) {
+        plan_cluster_result_free(&r);
+        return;
+    }
+    if (!out->best_fits || r.tg_tps > out->best.tg_tps) {
+        plan_cluster_result_free(&out->best);
+        out->best = r;
+        out->best_fits = true;
+        return;
+    }
+    plan_cluster_result_free(&r);
+}
+
+int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
+                       int n_prompt, int n_gen, plan_cluster_splits *out, fc_err *err) {
+    memset(out, 0, sizeof *out);
+    plan_params d = *p;
+    memset(d.tensor_split, 0, sizeof d.tensor_split);
+    d.n_gpu_layers = PLAN_NGL_ALL;
+    int rc = plan_cluster_eval(c, m, &d, e, n_prompt, n_gen, &out->dflt, err);
+    if (rc) return rc;
+    split_ctx x = {c, m, p, e, n_prompt, n_gen};
+    int n = c->hw.n_gpu;
+    uint32_t total = m->hp.n_layer + 1, cnt[PLAN_MAX_DEVICES] = {0};
+    if (n == 1) {
+        cnt[0] = total;
+        try_split(&x, cnt, out);
+    } else if (n == 2) {
+        for (uint32_t a = 0; a <= total; a++) {
+            cnt[0] = a;
+            cnt[1] = total - a;
+            try_split(&x, cnt, out);
+        }
+    } else {
+        /* a grid over the first three devices, the rest by free memory */
+        uint32_t step = total / SPLIT_GRID ? total / SPLIT_GRID : 1;
+        for (uint32_t a = 0; a <= total; a += step)
+            for (uint32_t b = 0; a + b <= total; b += step) {
+                memset(cnt, 0, sizeof cnt);
+                cnt[0] = a;
+                cnt[1] = b;
+                uint32_t left = total - a - b;
+                double free_rest = 0;
+                for (int g = 2; g < n; g++) free_rest += (double)c->hw.gpu[g].mem_free;
+                uint32_t given = 0;
+                for (int g = 2; g < n; g++) {
+                    cnt[g] = free_rest > 0 ? (uint32_t)(left * (double)c->hw.gpu[g].mem_free / free_rest) : 0;
+                    given += cnt[g];
+                }
+                cnt[n - 1] += left - given;
+                try_split(&x, cnt, out);
+            }
+    }
+    return FC_OK;
+}
+
+/* ---- commands -------------------------------------------------------------------- */
+
+static bool is_ipv4(const char *s) {
+    int a, b, cc, d;
+    char tail;
+    return sscanf(s, "%d.%d.%d.%d%c", &a, &b, &cc, &d, &tail) == 4;
+}
+
+void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap) {
+    /* rpc-server binds a numeric IPv4 address only (inet_addr in its transport) */
+    const char *name = c->host_name[h];
+    char addr[96];
+    if (is_ipv4(name)) snprintf(addr, sizeof addr, "%s", name);
+    else snprintf(addr, sizeof addr, "<%s's LAN address>", name);
+    snprintf(buf, cap, "ggml-rpc-server -H %s -p %d -c", addr, PLAN_RPC_PORT);
+}
+
+void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, const char *file,
+                            char *buf, size_t cap) {
+    char rpc[PLAN_MAX_HOSTS * (PLAN_HOST_NAME_MAX + 8)] = "";
+    size_t k = 0;
+    for (int h = 1; h < c->n_host; h++)
+        k += (size_t)snprintf(rpc + k, sizeof rpc - k, "%s%s:%d", h > 1 ? "," : "", c->host_name[h], PLAN_RPC_PORT);
+    char llama[PLAN_CMD_MAX], ollama[256];
+    plan_params q = *p;
+    q.n_gpu_layers = PLAN_NGL_ALL;
+    memset(q.tensor_split, 0, sizeof q.tensor_split);
+    plan_command_line(&q, layers, c->hw.n_gpu, file, llama, sizeof llama, ollama, sizeof ollama);
+    /* "llama-server -m FILE ..." -> "llama-server --rpc HOSTS -m FILE ..." */
+    const char *rest = strncmp(llama, "llama-server ", 13) ? llama : llama + 13;
+    snprintf(buf, cap, "llama-server --rpc %s %s", rpc, rest);
+}
