@@ -282,7 +282,9 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
     char llama[PLAN_CMD_MAX], ollama[256];
     plan_params q = *p;
     q.n_gpu_layers = PLAN_NGL_ALL;
-    memset(q.tensor_split, 0, sizeof q.tensor_split);
+    /* always -ts: with no layers on a host llama.cpp would still give it its share */
+    q.n_tensor_split = (uint32_t)c->hw.n_gpu;
+    for (int g = 0; g < c->hw.n_gpu; g++) q.tensor_split[g] = (float)layers[g];
     plan_command_line(&q, layers, c->hw.n_gpu, file, llama, sizeof llama, ollama, sizeof ollama);
     /* "llama-server -m FILE ..." -> "llama-server --rpc HOSTS -m FILE ..." */
     const char *rest = strncmp(llama, "llama-server ", 13) ? llama : llama + 13;

@@ -162,7 +162,12 @@ typedef struct graph_dims {
 
 static void graph_dims_init(graph_dims *g, const model_hparams *hp, const plan_params *p, uint32_t cells) {
     memset(g, 0, sizeof *g);
-    g->ub = p->n_ubatch < cells ? p->n_ubatch : cells;
+    /* llama.cpp clamps the batch to the context (causal models) and the
+     * ubatch to the batch (llama_context's constructor), then to the cells */
+    uint64_t ub = p->n_ubatch;
+    if (p->n_batch < ub) ub = p->n_batch;
+    if (p->n_ctx < ub) ub = p->n_ctx;
+    g->ub = ub < cells ? ub : cells;
     g->e = hp->n_embd;
     g->heads = hp->n_head;
     g->q = (uint64_t)hp->n_head * hp->head_dim_k;

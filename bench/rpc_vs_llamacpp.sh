@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Predicted vs measured for llama.cpp's RPC backend over shaped links, on this
+# one machine: two ggml-rpc-server processes, each in its own network
+# namespace joined to the main one by a veth pair shaped with tc tbf (this
+# kernel has no netem: bench/delay_relay.py adds the round trip), llama-bench
+# --rpc on two models made with `fitcheck gen` (dense: llama-3.2-1b's shapes,
+# 4 layers; MoE: qwen3-30b-a3b's, 2 layers), for three link settings. Per link:
+#   - fitcheck probe --peer across the same link (through a relay like the
+#     rpc-servers'), compared with the shaping: goodput against the
+#     1448/1514 of the tbf rate TCP can carry, round trip against the delay;
+#   - per model: llama-bench -ngl 99 -ts 1/1 -p PP -n TG -r 2 vs `fitcheck
+#     plan --hw 'm=P;a=P;b=P' --link P --tensor-split 1,1 --pp PP --tg TG`, P the profile
+#     holding the measured link;
+#   - once per model (fastest link): the RPC buffers llama-bench -v prints vs
+#     the planner's per-device memory.
+# Needs root (ip netns, tc) and llama.cpp built with GGML_RPC=ON
+# (LLAMA_BIN, default ~/.cache/fitcheck/llama.cpp/build/bin). CPU is scarce:
+# runs are short, and serialized with other benches under /tmp/fitcheck-bench.lock.
+# Usage: bench/rpc_vs_llamacpp.sh [PP TG]   (default 64 16)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PP=${1:-64} TG=${2:-16}
+FC=$PWD/build/fitcheck
+LLAMA_BIN=${LLAMA_BIN:-$HOME/.cache/fitcheck/llama.cpp/build/bin}
+RPC=$LLAMA_BIN/ggml-rpc-server
+[ -x "$RPC" ] || RPC=$LLAMA_BIN/rpc-server
+for x in "$FC" "$RPC" "$LLAMA_BIN/llama-bench"; do [ -x "$x" ] || { echo "missing $x" >&2; exit 2; }; done
+[ "$(id -u)" = 0 ] || { echo "needs root (network namespaces)" >&2; exit 2; }
+work=${WORK:-$(mktemp -d /tmp/fc-rpc-bench.XXXX)}
+mkdir -p "$work"
+THREADS=1   # one thread each: two spinning threads collapse on a shared, loaded 2-core machine
+# link settings: name, tbf rate, round trip to add (ms; 0 = the veth's own)
+LINKS=("10gbit 0" "1gbit 0.3" "100mbit 2")   # fastest first: rpc-server -c fills its cache there
+[ -n "${RPC_LINKS:-}" ] && IFS=, read -r -a LINKS <<<"$RPC_LINKS"  # e.g. RPC_LINKS="1gbit 0.3"
+
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for n in a b; do ip netns del fcr-$n 2>/dev/null || true; ip link del fcr-h$n 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+echo "== models and this machine's profile ($work)"
+[ -f "$work/dense.gguf" ] || "$FC" gen --like llama-3.2-1b --layers 4 --quant Q4_0 -o "$work/dense.gguf" | tail -1
+[ -f "$work/moe.gguf" ] || "$FC" gen --like qwen3-30b-a3b --layers 2 --quant Q4_0 -o "$work/moe.gguf" | tail -1
+[ -f "$work/machine.json" ] || flock /tmp/fitcheck-bench.lock "$FC" probe --no-gpu -o "$work/machine.json" >/dev/null
+# every host here is this machine running one thread (rpc-server -t 1, llama-bench -t 1):
+# its profile as one core sees it (one-thread read bandwidth and SGEMM)
+python3 - "$work/machine.json" "$work/machine-1t.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.update(n_cores=1, n_threads=1, read_gbs=p["read_1t_gbs"] or p["read_gbs"], sgemm_gflops_all=p["sgemm_gflops_1t"],
+         scaling=[], hostname=p["hostname"] + " (1 thread)")
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
+
+echo "== namespaces"
+i=0
+for n in a b; do
+    i=$((i + 1))
+    ip netns add fcr-$n
+    ip link add fcr-h$n type veth peer name fcr-${n}0
+    ip link set fcr-${n}0 netns fcr-$n
+    ip addr add 10.77.$i.1/24 dev fcr-h$n
+    ip link set fcr-h$n up
+    ip -n fcr-$n addr add 10.77.$i.2/24 dev fcr-${n}0
+    ip -n fcr-$n link set fcr-${n}0 up
+    ip -n fcr-$n link set lo up
+    # rpc-server -c caches tensors > 10 MiB: later loads skip the slow links
+    ip netns exec fcr-$n env LLAMA_CACHE="$work/cache-$n" "$RPC" -H 10.77.$i.2 -p 50052 -t $THREADS -c \
+        >"$work/rpc-$n.log" 2>&1 &
+    pids+=($!)
+    ip netns exec fcr-$n "$FC" serve --bind 10.77.$i.2 --port 50152 >"$work/serve-$n.log" 2>&1 &
+    pids+=($!)
+done
+sleep 1
+
+shape() { # rate, one-way delay ms
+    local burst
+    case $1 in 100mbit) burst=32kb ;; 1gbit) burst=256kb ;; *) burst=2mb ;; esac
+    for n in a b; do
+        tc qdisc replace dev fcr-h$n root tbf rate "$1" burst $burst latency 100ms
+        tc -n fcr-$n qdisc replace dev fcr-${n}0 root tbf rate "$1" burst $burst latency 100ms
+    done
+}
+
+relays=()
+relay_up() { # one-way ms: relays on port +1 in each namespace, or none
+    for p in "${relays[@]}"; do kill "$p" 2>/dev/null || true; done
+    relays=()
+    rm -f "$work"/relay-?.log
+    local i=0
+    for n in a b; do
+        i=$((i + 1))
+        for port in 50052 50152; do
+            ip netns exec fcr-$n python3 bench/delay_relay.py 10.77.$i.2:$((port + 1)) 10.77.$i.2:$port "$1" \
+                >>"$work/relay-$n.log" 2>&1 &
+            relays+=($!)
+            pids+=($!)
+        done
+    done
+    # python starts slowly on a loaded machine: wait for all four to listen
+    for _ in $(seq 100); do
+        [ "$(cat "$work"/relay-?.log 2>/dev/null | grep -c "^relay .* $1 ms")" -ge 4 ] && break
+        sleep 0.2
+    done
+}
+
+results=$work/results.tsv
+: >"$results"
+first=1
+for L in "${LINKS[@]}"; do
+    set -- $L
+    rate=$1 rtt=$2
+    shape "$rate"
+    off=0
+    if [ "$rtt" != 0 ]; then
+        relay_up "$(python3 -c "print($rtt/2)")"
+        off=1
+    fi
+    ra=10.77.1.2:$((50052 + off)) rb=10.77.2.2:$((50052 + off))
+    prof=$work/link-$rate.json
+    cp "$work/machine-1t.json" "$prof"
+    flock /tmp/fitcheck-bench.lock "$FC" probe --peer 10.77.1.2:$((50152 + off)) -o "$prof" | head -2
+    python3 - "$prof" "$rate" "$rtt" >>"$results" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+l = p["net_links"][-1]
+rate = {"100mbit": 100e6, "1gbit": 1e9, "10gbit": 10e9}[sys.argv[2]]
+good = rate / 8 * 1448 / 1514 / 1e9
+rtt = float(sys.argv[3])
+print(f"probe\t{sys.argv[2]}+{rtt}ms\tup {l['up_gbs']/good:.3f} down {l['down_gbs']/good:.3f} of {good*8e3:.0f} Mbit/s goodput;"
+      f" rtt {l['rtt_median_us']:.0f} us median ({l['rtt_p99_us']:.0f} p99) vs {rtt*1000:.0f} us added")
+PY
+    tail -1 "$results"
+    for m in dense moe; do
+        hw="m=$prof;a=$prof;b=$prof"
+        # llama-bench's pp test runs with a context of PP (its buffers are printed first)
+        "$FC" plan "$work/$m.gguf" --hw "$hw" --link "$prof" --tensor-split 1,1 --pp "$PP" --tg "$TG" --ctx "$PP" --json \
+            >"$work/plan-$m-$rate.json"
+        v=
+        [ $first = 1 ] && v=-v
+        flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" --rpc "$ra,$rb" -ngl 99 -ts 1/1 \
+            -p "$PP" -n "$TG" -r 2 -t $THREADS -o json $v >"$work/bench-$m-$rate.json" 2>"$work/bench-$m-$rate.err"
+        python3 - "$work/plan-$m-$rate.json" "$work/bench-$m-$rate.json" "$work/bench-$m-$rate.err" "$m" "$rate+${rtt}ms" "$ra,$rb" \
+            >>"$results" <<'PY'
+import json, re, sys
+plan = json.load(open(sys.argv[1]))["requested"]
+bench = json.load(open(sys.argv[2]))
+for b in bench:
+    kind = "pp" if b["n_prompt"] else "tg"
+    pred = plan["pp_tps" if kind == "pp" else "tg_tps"]
+    part = plan["prefill" if kind == "pp" else "decode"]
+    n = b["n_prompt"] or b["n_gen"]
+    print(f"speed\t{sys.argv[4]}\t{sys.argv[5]}\t{kind}{n}\tmeasured {b['avg_ts']:.2f}\tpredicted {pred:.2f}\t"
+          f"ratio {pred/b['avg_ts']:.3f}\tnet {part['net_s']*1e3:.2f} ms of {(part['net_s']+part['compute_s'])*1e3:.2f}")
+# the buffers llama.cpp prints (-v) per RPC device, against the plan's
+err = open(sys.argv[3], errors="replace").read()
+devs = [d for d in plan["devices"] if d["device"] != "CPU"]
+for i, d in enumerate(devs):
+    got = {}
+    for kind, key in (("model", "weights"), ("KV", "kv"), ("compute", "compute")):
+        ep = re.escape(sys.argv[6].split(",")[i])  # device names repeat per server: RPC0[host:port]
+        m = re.findall(rf"RPC\d+\[{ep}\][^\n]*?{kind} buffer size\s*=\s*([0-9.]+) MiB", err)
+        if m:
+            got[key] = float(m[0])
+    if got:
+        for key, v in got.items():
+            p = d[key] / 1048576
+            print(f"memory\t{sys.argv[4]}\tRPC{i} {key}\tllama.cpp {v:.1f} MiB\tplanned {p:.1f} MiB\tdiff {p - v:+.1f} MiB ({(p - v) / v * 100 if v else 0:+.1f}%)")
+PY
+        grep -P "\t$m\t$rate" "$results" | tail -2
+    done
+    first=0
+done
+echo
+echo "== results (also in $results)"
+cat "$results"
+python3 - "$results" <<'PY'
+import re, statistics, sys
+rows = [l.split("\t") for l in open(sys.argv[1])]
+# The network's share alone: seconds per token (decode) or per prompt (prefill)
+# on each slower link less the same on the fastest one, measured and predicted.
+# Compute cancels out, so this holds however busy the CPUs are.
+sp = [r for r in rows if r[0] == "speed"]
+base = {}
+for r in sp:
+    if r[2].startswith("10gbit"):
+        base[(r[1], r[3])] = r
+for r in sp:
+    b = base.get((r[1], r[3]))
+    if not b or b is r:
+        continue
+    n = int(re.sub("[a-z]", "", r[3]))
+    per = lambda tps: (n if r[3].startswith("pp") else 1) / tps
+    meas = per(float(r[4].split()[1])) - per(float(b[4].split()[1]))
+    pred = per(float(r[5].split()[1])) - per(float(b[5].split()[1]))
+    unit = "prompt" if r[3].startswith("pp") else "token"
+    print(f"network\t{r[1]}\t{r[2]} vs {b[2]}\t{r[3]}\tadds {meas*1e3:.2f} ms/{unit} measured, {pred*1e3:.2f} predicted"
+          f"\tratio {pred/meas if meas > 0 else float('nan'):.3f}")
+for kind in ("pp", "tg"):
+    errs = [abs(float(r[6].split()[1]) - 1) for r in rows if r[0] == "speed" and r[3].startswith(kind)]
+    if errs:
+        print(f"{kind}: median |predicted/measured - 1| = {statistics.median(errs)*100:.1f}% over {len(errs)} runs")
+PY

@@ -1,0 +1,118 @@
+/* Plans across hosts (planner/cluster*.c): the host-list and link parsers,
+ * the flattened device order llama.cpp uses, the memory split per host, and
+ * the network model's terms against hand-computed values. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+static void test_parse(void) {
+    plan_cluster *c = calloc(1, sizeof *c);
+    fc_err err = {0};
+    CHECK(plan_cluster_parse(c, "a=rtx-4090;b=apple-m2-ultra:192;c=./pc2.json", &err) == FC_OK);
+    CHECK(c->n_host == 3 && !strcmp(c->host_name[1], "b") && !strcmp(c->host_spec[1], "apple-m2-ultra:192") &&
+          !strcmp(c->host_spec[2], "./pc2.json"));
+    static const char *const bad[] = {"", "a", "=x", "a=", "a=x;", "a=x;a=y", "a b=x", "a=x=y", "a=x;;b=y",
+                                      "a=1;b=1;c=1;d=1;e=1;f=1;g=1;h=1;i=1", "\x1b]0;t\x07=x"};
+    for (size_t i = 0; i < FC_ARRAY_LEN(bad); i++) {
+        fc_err e = {0};
+        CHECK_MSG(plan_cluster_parse(c, bad[i], &e) == FC_EINPUT && e.msg[0], "spec %zu accepted", i);
+        CHECK_MSG(!strchr(e.msg, 0x1b), "escape in the message of spec %zu", i);
+    }
+    CHECK(plan_cluster_spec_is("a=x;b=y") && !plan_cluster_spec_is("rtx-4090,rtx-4090") && !plan_cluster_spec_is(NULL));
+    free(c);
+}
+
+static void test_links(void) {
+    plan_link l;
+    fc_err err = {0};
+    CHECK(plan_link_parse(&l, "10gbe", &err) == FC_OK);
+    CHECK_NEAR(l.gbs, 1.25 * 1448 / 1538, 1e-9);   /* 10 Gbit/s line rate, TCP goodput */
+    CHECK(l.rtt_us > 0 && l.source[0]);
+    CHECK(plan_link_parse(&l, "100mbit:2ms", &err) == FC_OK);
+    CHECK_NEAR(l.gbs, 0.0125 * 1448 / 1538, 1e-12);
+    CHECK_NEAR(l.rtt_us, 2000, 1e-9);
+    CHECK(plan_link_parse(&l, "1gbit:300us", &err) == FC_OK && fabs(l.rtt_us - 300) < 1e-9);
+    static const char *const bad[] = {"", "11gbe", "100mbit", "100mbit:", "-1gbit:2ms", "nangbit:1ms", "1gbit:1h",
+                                      "missing.json"};
+    for (size_t i = 0; i < FC_ARRAY_LEN(bad); i++) {
+        fc_err e = {0};
+        CHECK_MSG(plan_link_parse(&l, bad[i], &e) != FC_OK && e.msg[0], "link '%s' accepted", bad[i]);
+    }
+}
+
+/* Three hosts from the catalog: the RPC devices come first (b's Mac, c's
+ * card), then the main host's own card; every layer lands somewhere, each
+ * host's total is its devices', the unified Mac does not eat a's RAM. */
+static void test_plan(const model_desc *m) {
+    plan_cluster *c = calloc(1, sizeof *c);
+    fc_err err = {0};
+    int rc = plan_cluster_resolve(c, "a=rtx-4090;b=apple-m2-ultra:192;c=rtx-3090", "10gbe", &err);
+    CHECK_MSG(rc == FC_OK, "%s", err.msg);
+    if (rc) return;
+    CHECK(c->hw.n_gpu == 3 && c->hw.gpu[0].rpc && c->hw.gpu[1].rpc && !c->hw.gpu[2].rpc);
+    CHECK(c->dev_host[0] == 1 && c->dev_host[1] == 2 && c->dev_host[2] == 0);
+    plan_efficiency *e = calloc(1, sizeof *e);
+    CHECK(plan_efficiency_builtin(e, &err) == FC_OK);
+    plan_params p;
+    plan_params_default(&p);
+    plan_cluster_result r;
+    CHECK((rc = plan_cluster_eval(c, m, &p, e, 512, 128, &r, &err)) == FC_OK);
+    if (!rc) {
+        uint32_t sum = 0;
+        for (int g = 0; g < 3; g++) sum += r.layers[g];
+        CHECK(sum == m->hp.n_layer + 1);
+        CHECK(r.host_total[1] == r.mem.gpu[0].total && r.host_total[2] == r.mem.gpu[1].total);
+        CHECK(r.host_total[0] == r.mem.host.total + r.mem.gpu[2].total);
+        CHECK(r.mem.host.capacity == c->hw.host.mem_free); /* the Mac's share is its own RAM */
+        CHECK(r.mem.gpu[0].compute < r.mem.gpu[2].compute || r.mem.gpu[2].has_output); /* no offload copy on RPC */
+        CHECK(r.tg_tps > 0 && r.pp_tps > 0 && r.tg_tps < 1.0 / r.tg_s_compute);
+        /* decode: two remote runs (b, c) -> two round trips at 100 us each */
+        CHECK(r.net_tg.n_trips == 2);
+        CHECK_NEAR(r.net_tg.rtt_s, 2 * 100e-6, 1e-12);
+        /* bytes: each run sends activations, positions and a 256-cell mask row and gets activations back */
+        double act = 4.0 * m->hp.n_embd, in = act + 4 + 4 * 256.0;
+        CHECK_NEAR(r.net_tg.bytes, 2 * (in + act), 1e-6);
+        CHECK(!strcmp(r.dominant, "compute"));
+        CHECK(r.load_s > 0 && r.load_cached_s < r.load_s && r.remote_cached_bytes <= r.remote_bytes);
+        plan_cluster_result_free(&r);
+    }
+    /* a slow link with a long round trip: the network dominates a small model's decode */
+    CHECK(plan_link_parse(&c->link, "10mbit:50ms", &err) == FC_OK);
+    if (!plan_cluster_eval(c, m, &p, e, 512, 128, &r, &err)) {
+        CHECK(!strcmp(r.dominant, "round trips"));
+        plan_cluster_result_free(&r);
+    }
+    /* the split search: the best that fits never decodes slower than llama.cpp's default when that fits */
+    plan_cluster_splits sp;
+    CHECK(plan_link_parse(&c->link, "10gbe", &err) == FC_OK);
+    if (!plan_cluster_split(c, m, &p, e, 512, 128, &sp, &err)) {
+        CHECK(sp.best_fits);
+        CHECK(sp.dflt.mem.verdict == PLAN_NO_FIT || sp.best.tg_tps >= sp.dflt.tg_tps * (1 - 1e-9));
+        char cmd[PLAN_CMD_MAX];
+        plan_cluster_llama_cmd(c, &p, sp.best.layers, "m.gguf", cmd, sizeof cmd);
+        CHECK_MSG(strstr(cmd, "llama-server --rpc b:50052,c:50052 ") && strstr(cmd, " -ts "), "%s", cmd);
+        plan_cluster_rpc_cmd(c, 1, cmd, sizeof cmd);
+        CHECK(strstr(cmd, "-p 50052") && strstr(cmd, " -c"));
+        plan_cluster_result_free(&sp.dflt);
+        plan_cluster_result_free(&sp.best);
+    }
+    free(e);
+    free(c);
+}
+
+int main(void) {
+    test_parse();
+    test_links();
+    model_hparams hp;
+    model_catalog_info info;
+    fc_err err = {0};
+    model_desc m;
+    if (model_catalog_find("llama-3.1-8b", &info, &hp, &err) || model_desc_synthesize(&m, &hp, "Q4_K_M", &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    test_plan(&m);
+    model_desc_free(&m);
+    return check_done("cluster");
+}

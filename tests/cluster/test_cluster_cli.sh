@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# fitcheck plan across hosts: a catalog cluster plans (memory per host, both
+# splits, the commands), bad specs and links are exit 2 with a message that
+# names the problem, and --json carries the same figures.
+set -u
+FC=${FITCHECK_BIN:-build/fitcheck}
+fail=0
+out=$("$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=apple-m2-ultra:192;c=rtx-3090' --link 10gbe 2>&1)
+rc=$?
+for want in "on 3 hosts over 10gbe" "llama.cpp's default split" "fastest split that fits" "dominates" \
+            "ggml-rpc-server -H" "llama-server --rpc b:50052,c:50052" "per host:"; do
+    grep -qF "$want" <<<"$out" || { echo "FAIL: '$want' missing (rc $rc)"; fail=1; }
+done
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+"$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=rtx-3090' --link 1gbit:0.3ms --tensor-split 1,2 --pp 64 --tg 16 --json >/tmp/fc-cl-$$.json || fail=1
+python3 - /tmp/fc-cl-$$.json <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["requested"]
+ok = d["n_prompt"] == 64 and d["n_gen"] == 16 and abs(d["link"]["rtt_us"] - 300) < 1e-6 and r["tg_tps"] > 0
+ok &= len(r["tensor_split"]) == 2 and r["decode"]["round_trips"] == 1 and "fastest_split" in d or "default_split" in d
+print("ok   json" if ok else "FAIL json")
+sys.exit(0 if ok else 1)
+PY
+rm -f /tmp/fc-cl-$$.json
+while IFS='|' read -r hw link why; do
+    msg=$("$FC" plan llama-3.1-8b --hw "$hw" ${link:+--link "$link"} 2>&1)
+    rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$why" <<<"$msg"; then echo "ok   $hw $link: $msg"
+    else echo "FAIL $hw $link: rc $rc, $msg"; fail=1; fi
+done <<'EOF2'
+a=rtx-4090|nonsense|a cluster needs at least two hosts
+a=rtx-4090;a=rtx-3090||named twice
+a=rtx-4090;b=no-such-gpu||host b
+a=rtx-4090;b=rtx-3090|11gbe|--link '11gbe'
+a=rtx-4090;b=rtx-3090|/nonexistent.json|nonexistent
+rtx-4090|10gbe|--link needs --hw with several hosts
+EOF2
+exit $fail
