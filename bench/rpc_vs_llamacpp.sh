@@ -16,7 +16,8 @@
 # Needs root (ip netns, tc) and llama.cpp built with GGML_RPC=ON
 # (LLAMA_BIN, default ~/.cache/fitcheck/llama.cpp/build/bin). CPU is scarce:
 # runs are short, and serialized with other benches under /tmp/fitcheck-bench.lock.
-# Usage: bench/rpc_vs_llamacpp.sh [PP TG]   (default 64 16)
+# Usage: bench/rpc_vs_llamacpp.sh [PP TG]   (default 64 16; REPEAT=N cycles through the
+# links N times, and the summary takes medians: other agents' load moves compute by +-50%)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PP=${1:-64} TG=${2:-16}
@@ -109,6 +110,8 @@ relay_up() { # one-way ms: relays on port +1 in each namespace, or none
 results=$work/results.tsv
 : >"$results"
 first=1
+REPEAT=${REPEAT:-1}
+for cycle in $(seq "$REPEAT"); do
 for L in "${LINKS[@]}"; do
     set -- $L
     rate=$1 rtt=$2
@@ -173,33 +176,35 @@ PY
     done
     first=0
 done
+done
 echo
 echo "== results (also in $results)"
 cat "$results"
 python3 - "$results" <<'PY'
 import re, statistics, sys
-rows = [l.split("\t") for l in open(sys.argv[1])]
-# The network's share alone: seconds per token (decode) or per prompt (prefill)
+from collections import defaultdict
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+# medians over the cycles, per model, link and test
+runs = defaultdict(list)
+for r in rows:
+    if r[0] == "speed":
+        runs[(r[1], r[2], r[3])].append((float(r[4].split()[1]), float(r[5].split()[1])))
+med = {k: (statistics.median(m for m, _ in v), statistics.median(p for _, p in v), len(v)) for k, v in runs.items()}
+print("\nmedians: model link test measured predicted ratio (runs)")
+for (m, l, t), (meas, pred, n) in sorted(med.items()):
+    print(f"  {m:6s} {l:14s} {t:5s} {meas:8.2f} {pred:8.2f} {pred/meas:6.3f} ({n})")
+# The network's share alone: time per token (decode) or per prompt (prefill)
 # on each slower link less the same on the fastest one, measured and predicted.
-# Compute cancels out, so this holds however busy the CPUs are.
-sp = [r for r in rows if r[0] == "speed"]
-base = {}
-for r in sp:
-    if r[2].startswith("10gbit"):
-        base[(r[1], r[3])] = r
-for r in sp:
-    b = base.get((r[1], r[3]))
-    if not b or b is r:
+# Compute cancels out as far as the load on the machine stayed the same.
+for (m, l, t), (meas, pred, n) in sorted(med.items()):
+    b = med.get((m, "10gbit+0ms", t))
+    if not b or l.startswith("10gbit"):
         continue
-    n = int(re.sub("[a-z]", "", r[3]))
-    per = lambda tps: (n if r[3].startswith("pp") else 1) / tps
-    meas = per(float(r[4].split()[1])) - per(float(b[4].split()[1]))
-    pred = per(float(r[5].split()[1])) - per(float(b[5].split()[1]))
-    unit = "prompt" if r[3].startswith("pp") else "token"
-    print(f"network\t{r[1]}\t{r[2]} vs {b[2]}\t{r[3]}\tadds {meas*1e3:.2f} ms/{unit} measured, {pred*1e3:.2f} predicted"
-          f"\tratio {pred/meas if meas > 0 else float('nan'):.3f}")
+    k = int(re.sub("[a-z]", "", t)) if t.startswith("pp") else 1
+    dm, dp = k / meas - k / b[0], k / pred - k / b[1]
+    print(f"network {m:6s} {l:14s} {t:5s} adds {dm*1e3:8.2f} ms measured, {dp*1e3:8.2f} predicted")
 for kind in ("pp", "tg"):
-    errs = [abs(float(r[6].split()[1]) - 1) for r in rows if r[0] == "speed" and r[3].startswith(kind)]
+    errs = [abs(p / m - 1) for (_, _, t), (m, p, _) in med.items() if t.startswith(kind)]
     if errs:
-        print(f"{kind}: median |predicted/measured - 1| = {statistics.median(errs)*100:.1f}% over {len(errs)} runs")
+        print(f"{kind}: median |predicted/measured - 1| = {statistics.median(errs)*100:.1f}% over {len(errs)} model x link settings")
 PY
