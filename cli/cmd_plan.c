@@ -253,8 +253,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (!rq->model) rq->model = argv[optind];
     bool cluster = plan_cluster_spec_is(rq->hw);
     if (rq->link && !cluster) return cli_usage_error("plan", "--link needs --hw with several hosts ('a=...;b=...')");
-    if (cluster && (rq->table || rq->ctx_sweep))
-        return cli_usage_error("plan", "-o FORMAT and --ctx-sweep are not made for several hosts yet (use --json)");
+    if (cluster && (rq->table || rq->ctx_sweep || rq->n_bench))
+        return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are not made for several hosts yet (--json; --pp/--tg)");
+    rq->model = argv[optind];
     return FC_OK;
 }
 
