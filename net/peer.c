@@ -5,7 +5,9 @@
  * of the time allowed or the byte budget would be passed; the last round's
  * bytes over its time less one round trip (the PONG or the first DATA byte
  * that closes the round) is the goodput. Every read waits at most
- * NET_IO_TIMEOUT_S; the server's caps (HELLO) bound what is asked. */
+ * NET_IO_TIMEOUT_S; the server's caps (HELLO) bound what is asked. A dead,
+ * silent or misbehaving peer is bad input (FC_EINPUT, exit status 2), as a
+ * broken file is. */
 #include "net/net.h"
 
 #include <errno.h>
@@ -34,7 +36,7 @@ typedef struct peer {
 
 static int io_err(const peer *p, const char *what, fc_err *err) {
     int e = errno;
-    return fc_err_set(err, FC_ERUNTIME, "peer %s: %s: %s", p->name, what,
+    return fc_err_set(err, FC_EINPUT, "peer %s: %s: %s", p->name, what,
                       e == EAGAIN || e == EWOULDBLOCK ? "timed out" : e ? strerror(e) : "connection closed");
 }
 
@@ -83,10 +85,10 @@ static int recv_hdr(peer *p, int type, uint32_t max_len, net_hdr *h, fc_err *err
     if (h->type == NET_ERROR) {
         uint8_t c = 0;
         if (h->len == 1) recv_all(p, &c, 1, err);
-        return fc_err_set(err, FC_ERUNTIME, "peer %s refused: %s", p->name, net_error_name(c));
+        return fc_err_set(err, FC_EINPUT, "peer %s refused: %s", p->name, net_error_name(c));
     }
     if (h->type != type || h->len > max_len)
-        return fc_err_set(err, FC_ERUNTIME, "peer %s: answered type %u with %u bytes, expected type %d", p->name, h->type,
+        return fc_err_set(err, FC_EINPUT, "peer %s: answered type %u with %u bytes, expected type %d", p->name, h->type,
                           h->len, type);
     return FC_OK;
 }
@@ -98,7 +100,7 @@ static int dial(peer *p, const char *host, int port, fc_err *err) {
     snprintf(ps, sizeof ps, "%d", port);
     int g = getaddrinfo(host, ps, &hints, &ai);
     if (g) return fc_err_set(err, FC_EINPUT, "peer %s: cannot resolve '%s': %s", p->name, host, gai_strerror(g));
-    int rc = FC_ERUNTIME;
+    int rc = FC_EINPUT;
     for (struct addrinfo *a = ai; a && rc; a = a->ai_next) {
         int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0) continue;
@@ -112,7 +114,7 @@ static int dial(peer *p, const char *host, int port, fc_err *err) {
             r = soerr ? -1 : 0;
         }
         if (r < 0) {
-            fc_err_set(err, FC_ERUNTIME, "peer %s: connecting: %s (is 'fitcheck serve' running there?)", p->name,
+            fc_err_set(err, FC_EINPUT, "peer %s: connecting: %s (is 'fitcheck serve' running there?)", p->name,
                        strerror(errno));
             close(fd);
             continue;
@@ -137,7 +139,7 @@ static int hello(peer *p, fc_err *err) {
     uint8_t b[sizeof(net_limits)];
     int rc = send_msg(p, NET_HELLO, NULL, 0, err);
     if (!rc) rc = recv_hdr(p, NET_HELLO, sizeof b, &h, err);
-    if (!rc && h.len != sizeof b) rc = fc_err_set(err, FC_ERUNTIME, "peer %s: HELLO of %u bytes", p->name, h.len);
+    if (!rc && h.len != sizeof b) rc = fc_err_set(err, FC_EINPUT, "peer %s: HELLO of %u bytes", p->name, h.len);
     if (!rc) rc = recv_all(p, b, sizeof b, err);
     if (rc) return rc;
     p->lim = (net_limits){be32(b), be32(b + 4), be32(b + 8), be32(b + 12)};
@@ -146,7 +148,7 @@ static int hello(peer *p, fc_err *err) {
     if (p->lim.chunk_max > NET_CHUNK_MAX) p->lim.chunk_max = NET_CHUNK_MAX;
     if (p->lim.pull_max > NET_PULL_MAX) p->lim.pull_max = NET_PULL_MAX;
     if (p->lim.ping_max < NET_PING_BYTES || !p->lim.chunk_max || !p->lim.pull_max || !p->lim.budget_mib)
-        return fc_err_set(err, FC_ERUNTIME, "peer %s: limits too small to measure anything", p->name);
+        return fc_err_set(err, FC_EINPUT, "peer %s: limits too small to measure anything", p->name);
     return FC_OK;
 }
 
@@ -161,7 +163,7 @@ static int ping(peer *p, double *rtt, fc_err *err) {
     if (rc) return rc;
     *rtt = fc_now() - t0;
     if (h.seq != p->seq || h.len != sizeof out || memcmp(in, out, sizeof in))
-        return fc_err_set(err, FC_ERUNTIME, "peer %s: PONG does not echo the PING", p->name);
+        return fc_err_set(err, FC_EINPUT, "peer %s: PONG does not echo the PING", p->name);
     return FC_OK;
 }
 

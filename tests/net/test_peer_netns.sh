@@ -59,10 +59,15 @@ ok = 0 < l["rtt_median_us"] < 5000 and l["rtt_p99_us"] >= l["rtt_median_us"] and
 print(("ok  " if ok else "FAIL") + f" round trip {l['rtt_median_us']:.0f} us median, {l['rtt_p99_us']:.0f} us p99")
 sys.exit(1 if bad or not ok else 0)
 PY
-# a dead peer: a clear error, exit status 1, no hang
+# a dead peer: a clear error, exit status 2 (bad input), no hang; a bad address likewise
 timeout 20 "$FC" probe --peer "${net}2:50999" -o "$tmp/prof.json" >"$tmp/dead.out" 2>&1
 rc=$?
-if [ $rc -eq 1 ] && grep -q 'connecting' "$tmp/dead.out"; then echo "ok   dead port: $(cat "$tmp/dead.out")"; else echo "FAIL dead port: rc $rc $(cat "$tmp/dead.out")"; fail=1; fi
+if [ $rc -eq 2 ] && grep -q 'connecting' "$tmp/dead.out"; then echo "ok   dead port: $(cat "$tmp/dead.out")"; else echo "FAIL dead port: rc $rc $(cat "$tmp/dead.out")"; fail=1; fi
+for bad in 'host name!' "${net}2:0" "${net}2:65536" '[::1'; do
+    "$FC" probe --peer "$bad" -o "$tmp/prof.json" >"$tmp/bad.out" 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q 'peer address' "$tmp/bad.out"; then echo "ok   --peer '$bad' refused"; else echo "FAIL --peer '$bad': rc $rc $(cat "$tmp/bad.out")"; fail=1; fi
+done
 kill -TERM "$sp"; wait "$sp"; rc=$?; sp=
 if [ $rc -eq 0 ]; then echo "ok   serve stopped cleanly on SIGTERM"; else echo "FAIL serve exit $rc"; fail=1; fi
 exit $fail
