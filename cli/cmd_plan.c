@@ -255,7 +255,6 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (rq->link && !cluster) return cli_usage_error("plan", "--link needs --hw with several hosts ('a=...;b=...')");
     if (cluster && (rq->table || rq->ctx_sweep || rq->n_bench))
         return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are not made for several hosts yet (--json; --pp/--tg)");
-    rq->model = argv[optind];
     return FC_OK;
 }
 
