@@ -44,7 +44,7 @@ trap cleanup EXIT
 echo "== models and this machine's profile ($work)"
 [ -f "$work/dense.gguf" ] || "$FC" gen --like llama-3.2-1b --layers 4 --quant Q4_0 -o "$work/dense.gguf" | tail -1
 [ -f "$work/moe.gguf" ] || "$FC" gen --like qwen3-30b-a3b --layers 2 --quant Q4_0 -o "$work/moe.gguf" | tail -1
-[ -f "$work/machine.json" ] || flock /tmp/fitcheck-bench.lock "$FC" probe --no-gpu -o "$work/machine.json" >/dev/null
+[ -f "$work/machine.json" ] || flock /tmp/fitcheck-bench.lock "$FC" probe --no-gpu --force -o "$work/machine.json" >/dev/null
 # every host here is this machine running one thread (rpc-server -t 1, llama-bench -t 1):
 # its profile as one core sees it (one-thread read bandwidth and SGEMM)
 python3 - "$work/machine.json" "$work/machine-1t.json" <<'PY'
