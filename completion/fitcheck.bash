@@ -38,7 +38,7 @@ _fitcheck() {
 
     local opts=""
     case "$verb" in
-    probe) opts="--quick --output -o --show --peer --json --no-gpu --threads --models-dir --help" ;;
+    probe) opts="--quick --output -o --show --peer --json --no-gpu --gpu-only --force --threads --models-dir --help" ;;
     plan) opts="--quant --ctx --kv --fa --ngl --parallel --ubatch --tensor-split --cpu-moe --n-cpu-moe --hw --min-tps --ctx-sweep --link --pp --tg --json -o --help" ;;
     run) opts="--bench -o --json --help" ;;
     report) opts="--output -o --profile --hw --runs --ctx --title --help" ;;
