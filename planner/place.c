@@ -3,7 +3,10 @@
  * hold (each card within its own VRAM); the CPU. */
 #include "planner/planner.h"
 
-static bool fits(const plan_memory *m) { return m->verdict != PLAN_NO_FIT; }
+/* A placement counts when it fits without paging: "fits, pages from disk"
+ * re-reads the weights from storage every token (mapped pages evicted), so
+ * its speed is the disk's, not the memory's — never a placement to offer. */
+static bool fits(const plan_memory *m) { return m->verdict == PLAN_FITS || m->verdict == PLAN_TIGHT; }
 
 /* Memory for one placement; false when it does not fit (or cannot be computed). */
 static bool try_place(const model_desc *d, const plan_hw *hw, const plan_params *p, plan_memory *m) {

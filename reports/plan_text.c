@@ -144,10 +144,11 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
 void rep_fits_head(FILE *out, const plan_result *r) {
     char fb[24];
     fprintf(out, "fitcheck: which catalog models fit, and how fast, on %s\n", fc_safe(r->hw.label));
-    fprintf(out, "free RAM %s; context %u, KV %s, flash attention %s; speeds as llama.cpp would run them.\n"
+    fprintf(out, "free RAM %s; context %u, KV %s, flash attention %s; speeds as llama.cpp would run them;\n"
+                 "recommended: the best quality decoding at least %g t/s ('fitcheck plan NAME --min-tps X' to change).\n"
                  "'fitcheck plan NAME' shows every quantization and the memory breakdown.\n\n",
             fc_fmt_bytes(r->hw.host.mem_free, fb, sizeof fb), r->params.n_ctx, ggml_type_get(r->params.type_k)->name,
-            r->params.flash_attn ? "on" : "off");
+            r->params.flash_attn ? "on" : "off", r->choice ? r->choice->min_tps : 0);
     fprintf(out, "%-18s %9s  %-9s %10s  %-12s %6s %8s %8s\n", "model", "params", "quant", "file", "runs on", "ctx",
             "pp512", "tg128");
 }
@@ -159,8 +160,14 @@ void rep_fits_row(FILE *out, const char *name, double params_b, const plan_resul
         fprintf(out, "speed not predicted: %s\n", fc_safe(r->speed_note));
         return;
     }
+    if (c->best < 0 && c->fastest >= 0) {
+        /* It fits, but nothing decodes at the floor: say how fast it would be. */
+        fprintf(out, "too slow here: the fastest, %s, decodes %.1f t/s < %g\n", c->row[c->fastest].quant,
+                c->row[c->fastest].speed.tg128, c->min_tps);
+        return;
+    }
     if (c->best < 0) {
-        fprintf(out, "does not fit at any quantization, even at context %u\n", c->n_ctx);
+        fprintf(out, "%s\n", fc_safe(c->reason));
         return;
     }
     const plan_choice_row *q = &c->row[c->best];
@@ -170,5 +177,6 @@ void rep_fits_row(FILE *out, const char *name, double params_b, const plan_resul
 }
 
 void rep_fits_tail(FILE *out, int n_fit, int n_models, const plan_result *r) {
-    fprintf(out, "\n%d of %d catalog models fit. Free memory: %s.\n", n_fit, n_models, fc_safe(r->hw.host.source));
+    fprintf(out, "\n%d of %d catalog models have a recommendation here. Free memory: %s.\n", n_fit, n_models,
+            fc_safe(r->hw.host.source));
 }
