@@ -108,6 +108,7 @@ static int load_gguf(model_desc *d, const char *path, const char *quant, fc_err 
     model_desc_free(d);
     rc = model_desc_synthesize(d, &hp, quant, err);
     if (!rc) {
+        snprintf(d->file, sizeof d->file, "%s", src);
         /* Truncation of a very long path only shortens the label. */
         int n = snprintf(d->source, sizeof d->source, "%.4000s (as %.32s)", src, quant);
         (void)n;

@@ -89,6 +89,7 @@ int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err) {
     d->file_bytes = f->size;
     d->has_offsets = true;
     snprintf(d->source, sizeof d->source, "%s", f->path);
+    snprintf(d->file, sizeof d->file, "%s", f->path);
     return FC_OK;
 }
 

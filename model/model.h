@@ -330,6 +330,7 @@ typedef struct model_desc {
     uint64_t file_bytes;  /* whole file when read from GGUF, else estimated */
     bool has_offsets;     /* read from a GGUF: tensor offsets known (not a synthesized table) */
     char source[4096];    /* path, or "catalog:NAME", or config.json path */
+    char file[4096];      /* the GGUF read (an ollama blob's path), kept after a --quant re-emulation; "" if none */
 } model_desc;
 
 /* Tensor role and layer from a GGUF tensor name ("blk.12.ffn_down.weight"). */

@@ -61,6 +61,12 @@ static void model_stem(const model_desc *m, const char *spec, char *buf, size_t 
 
 void plan_model_file(const model_desc *m, const char *spec, const char *quant, char *buf, size_t cap, bool *exists) {
     const model_ftype_info *own = model_ftype_by_id(m->hp.file_type);
+    /* ollama:NAME:TAG is a manifest: llama.cpp is given the blob it names. */
+    if (spec && !strncmp(spec, "ollama:", 7) && m->file[0] && m->has_offsets && (!own || !strcasecmp(own->name, quant))) {
+        *exists = true;
+        snprintf(buf, cap, "%s", m->file);
+        return;
+    }
     bool gguf = spec && is_gguf_name(spec) && strncmp(m->source, "catalog:", 8);
     /* A GGUF whose own file type is unknown is still the file to run as it is. */
     *exists = gguf && !strcmp(m->source, spec) && (!own || !strcasecmp(own->name, quant));

@@ -572,7 +572,8 @@ int plan_choose(plan_choice *c, const model_desc *model, const plan_hw *hw, cons
  * name to download or make with llama-quantize, in the same folder as a GGUF
  * given ("SmolLM2-135M-Instruct.Q8_0.gguf" for "…/SmolLM2-135M-Instruct.Q4_1.gguf"),
  * from the model's name for a config.json or catalog entry
- * ("Mistral-7B-v0.3-Q8_0.gguf"). *exists says which. */
+ * ("Mistral-7B-v0.3-Q8_0.gguf"); for ollama:NAME:TAG at its own type, the
+ * blob its manifest names (model->file). *exists says which. */
 void plan_model_file(const model_desc *model, const char *spec, const char *quant, char *buf, size_t cap,
                      bool *exists);
 /* llama-server's command line for a placement (p: its -ngl, -c, -ctk/-ctv,

@@ -103,6 +103,13 @@ try:
         return [x["weights_bytes"] for x in d["devices"]], d["model"]["source"]
     w_ollama, src = plan("ollama:smollm2:135m")
     check(w_ollama == plan(SMOL)[0] and src == "ollama:smollm2:135m", "plan ollama:smollm2:135m == plan of the file")
+    # llama.cpp is given the blob the manifest names, not a made-up file name
+    d = json.loads(run("plan", "ollama:smollm2:135m", "--json").stdout)
+    blob = os.path.join(home, ".ollama", "models", "blobs", "sha256-" + sha256(SMOL))
+    check(d["file"] == blob and d["llama_cpp"].startswith(f"llama-server -m {blob} "),
+          f"plan ollama:NAME:TAG runs the blob: {d['llama_cpp'][:120]}")
+    p = run("plan", "ollama:smollm2:135m", "--hw", "cpu-ddr5-6400-2ch:64")  # a catalog CPU: speed, so a command
+    check(p.returncode == 0 and f"-m {blob} " in p.stdout, "the text plan prints the blob path")
     hf = [r["spec"] for r in rows if r["store"] == "hf-cache"][0]
     check(plan(hf)[0] == plan(SMOL)[0], "plan of a cached file's path")
     check(sorted(os.listdir(home)) == before, "nothing written into HOME")
