@@ -28,7 +28,7 @@ static void calibrate_usage(FILE *out) {
             "rates, attention, fixed costs; docs/speed-model.md) to measurements and saves them for\n"
             "'fitcheck plan'. Prints the prediction error before and after the fit.\n\n"
             "FILE is any of:\n"
-            "  llama-bench output: llama-bench -o json > a.json, or -o jsonl\n"
+            "  llama-bench output: llama-bench -o json > a.json, or -o jsonl, or -o csv\n"
             "  fitcheck run --bench results saved with -o jsonl\n"
             "  a published-results table shaped like data/published_bench.csv\n\n"
             "options:\n"

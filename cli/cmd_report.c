@@ -32,8 +32,9 @@ static void usage(FILE *out) {
             "      --hw SPEC        plan for catalog hardware instead ('rtx-4090,rtx-4090',\n"
             "                       'apple-m4-max-40c:128', see 'fitcheck hw') or a profile FILE.json\n"
             "      --ctx N          context to plan for (default %d)\n"
-            "      --runs FILE      benchmark results: 'fitcheck run --bench -o jsonl' or llama-bench\n"
-            "                       -o json/jsonl output (repeatable, up to %d files)\n"
+            "      --runs FILE      benchmark results: 'fitcheck run --bench -o jsonl', llama-bench\n"
+            "                       -o json/jsonl/csv output, or 'fitcheck plan --bench' predictions\n"
+            "                       (paired with the measured test they predict); repeatable, up to %d files\n"
             "      --title TEXT     page title\n"
             "  -h, --help           this help\n"
             "\n"
@@ -90,60 +91,6 @@ static int args_parse(int argc, char **argv, report_args *a) {
     a->models = argv + optind;
     a->n_models = argc - optind;
     if (a->n_models > REP_MAX_PLANS) return cli_usage_error("report", "at most %d models", REP_MAX_PLANS);
-    return FC_OK;
-}
-
-/* Predictions for runs that carry none (llama-bench's own files): the
- * planner's model of the machine the runs came from, per record. A file the
- * planner cannot read (a test shape it does not model) keeps its
- * measurements, and the note says why there is no prediction. */
-static void runs_predict(const char *path, const probe_profile *prof, rep_bench_row *rows, int n, char *note,
-                         size_t note_cap) {
-    fc_err err = {0};
-    char *text = NULL;
-    size_t len = 0;
-    plan_meas_set set = {0};
-    plan_efficiency *e = fc_calloc(1, sizeof *e, &err);
-    int rc = e ? fc_read_file(path, REP_BENCH_FILE_MAX, &text, &len, &err) : FC_ERUNTIME;
-    if (!rc) rc = plan_efficiency_load(e, NULL, &err);
-    if (!rc) rc = plan_meas_import(&set, text, len, path, prof, &err);
-    if (!rc && set.n != n) rc = fc_err_set(&err, FC_EINPUT, "%d of %d records could be modelled", set.n, n);
-    for (int i = 0; !rc && i < n; i++)
-        if (!(rows[i].predicted_ts > 0)) rows[i].predicted_ts = plan_meas_predict(&set.m[i], e);
-    if (rc) {
-        size_t used = strlen(note);
-        snprintf(note + used, note_cap - used, "%sNo predictions for %s: %s.", used ? " " : "", path, err.msg);
-    }
-    plan_meas_set_free(&set);
-    free(text);
-    free(e);
-}
-
-/* All --runs files into one list; the first bad file stops the report. */
-static int runs_load(const report_args *a, const probe_profile *prof, rep_bench_row **rows, int *n, char *note,
-                     size_t note_cap, fc_err *err) {
-    *rows = NULL;
-    *n = 0;
-    for (int i = 0; i < a->n_runs; i++) {
-        rep_bench_row *part;
-        int np;
-        int rc = rep_bench_load(a->runs[i], &part, &np, err);
-        if (rc) return rc;
-        if (prof) runs_predict(a->runs[i], prof, part, np, note, note_cap);
-        if (*n + np > REP_BENCH_MAX_ROWS) {
-            free(part);
-            return fc_err_set(err, FC_EINPUT, "more than %d benchmark records in the --runs files", REP_BENCH_MAX_ROWS);
-        }
-        rep_bench_row *all = realloc(*rows, (size_t)(*n + np) * sizeof *all);
-        if (!all) {
-            free(part);
-            return fc_err_set(err, FC_ERUNTIME, "out of memory reading %s", a->runs[i]);
-        }
-        memcpy(all + *n, part, (size_t)np * sizeof *part);
-        free(part);
-        *rows = all;
-        *n += np;
-    }
     return FC_OK;
 }
 
@@ -208,7 +155,7 @@ int cli_report(int argc, char **argv) {
     if (rc) return rc;
     fc_err err = {0};
     rep_report r = {.title = a.title};
-    rep_bench_row *runs = NULL;
+    plan_bench_record *runs = NULL;
     probe_profile *prof = fc_malloc(sizeof *prof, &err);
     rep_plan_view *plans = fc_calloc(REP_MAX_PLANS, sizeof *plans, &err);
     if (!prof || !plans) rc = err.status;
@@ -226,9 +173,10 @@ int cli_report(int argc, char **argv) {
             r.profile_note = profile_note;
         }
     }
-    static char runs_note[4 * FC_ERR_MSG_MAX];
+    static char runs_note[2 * FC_ERR_MSG_MAX];
     runs_note[0] = '\0';
-    if (!rc) rc = runs_load(&a, r.profile, &runs, &r.n_runs, runs_note, sizeof runs_note, &err);
+    if (!rc) rc = plan_bench_load_files(a.runs, a.n_runs, &runs, &r.n_runs, &err);
+    if (!rc) plan_bench_predict_records(runs, &r.n_runs, r.profile, NULL, runs_note, sizeof runs_note);
     r.runs = runs;
     if (runs_note[0]) r.runs_note = runs_note;
     if (!rc) rc = plans_build(&a, r.profile, plans, &r.n_plans, &err);

@@ -204,9 +204,10 @@ static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
 
 /* ---- benchmark output ------------------------------------------------------------- */
 
-/* One test as a llama-bench row: reports/ writes every format from it. */
-static void bench_row(rep_bench_row *r, const eng_model *m, const eng_params *p, const eng_bench_test *t,
-                      const char *when) {
+/* One test as a llama-bench record: planner/ predicts it, reports/ writes
+ * every format from it. */
+static void bench_record(plan_bench_record *r, const eng_model *m, const eng_params *p, const eng_bench_test *t,
+                         const char *when) {
     memset(r, 0, sizeof *r);
     snprintf(r->model_filename, sizeof r->model_filename, "%.511s", eng_model_gguf(m)->path);
     snprintf(r->model_type, sizeof r->model_type, "%s", eng_model_type(m));
@@ -219,50 +220,35 @@ static void bench_row(rep_bench_row *r, const eng_model *m, const eng_params *p,
     r->n_threads = (int)p->n_threads;
     snprintf(r->type_k, sizeof r->type_k, "%s", eng_kv_type_name(p->type_k));
     snprintf(r->type_v, sizeof r->type_v, "%s", eng_kv_type_name(p->type_v));
-    r->n_prompt = (int)t->n_prompt;
-    r->n_gen = (int)t->n_gen;
-    r->n_depth = (int)t->n_depth;
+    r->test = (plan_bench_test){(int)t->n_prompt, (int)t->n_gen, (int)t->n_depth};
     snprintf(r->test_time, sizeof r->test_time, "%s", when);
     r->avg_ns = t->avg_ns;
     r->stddev_ns = t->stddev_ns;
     r->avg_ts = t->avg_ts;
     r->stddev_ts = t->stddev_ts;
-    for (uint32_t k = 0; k < t->reps && k < REP_BENCH_MAX_SAMPLES && k < FC_ARRAY_LEN(t->ts); k++) {
+    for (uint32_t k = 0; k < t->reps && k < PLAN_BENCH_MAX_SAMPLES && k < FC_ARRAY_LEN(t->ts); k++) {
         r->samples_ts[k] = t->ts[k];
         r->samples_ns[k] = t->ts[k] > 0 ? (t->n_prompt + t->n_gen) / t->ts[k] * 1e9 : 0;
         r->n_samples = (int)k + 1;
     }
-    r->predicted_ts = t->predicted_ts;
     r->read_gbs_now = t->read_gbs_now;
-    r->predicted_now_ts = t->predicted_now_ts;
 }
 
-static int bench_rows(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
-                      rep_bench_row *rows) {
+static void bench_records(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
+                          plan_bench_record *recs) {
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    for (uint32_t i = 0; i < n; i++) bench_row(&rows[i], m, p, &tests[i], when);
-    return (int)n;
-}
-
-static int print_bench(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
-                       const char *fmt, fc_err *err) {
-    enum rep_format f;
-    int rc = rep_format_parse(fmt, &f, err);
-    rep_bench_row rows[ENG_BENCH_MAX_TESTS];
-    if (!rc) rc = rep_bench_write(rows, bench_rows(m, p, tests, n, rows), stdout, f, err);
-    return rc;
+    for (uint32_t i = 0; i < n; i++) bench_record(&recs[i], m, p, &tests[i], when);
 }
 
 /* Appends jsonl lines (llama-bench's shape) for `fitcheck calibrate`. */
-static int save_bench(const char *path, const eng_model *m, const eng_params *p, const eng_bench_test *tests,
-                      uint32_t n, fc_err *err) {
+static int save_bench(const char *path, const plan_bench_record *recs, uint32_t n, fc_err *err) {
     char *old = NULL;
     size_t old_len = 0;
-    if (fc_read_file(path, 64u << 20, &old, &old_len, err)) {
+    if (fc_read_file(path, PLAN_BENCH_FILE_MAX, &old, &old_len, err)) {
         old = NULL;
         old_len = 0;
         fc_err_clear(err);
@@ -275,8 +261,7 @@ static int save_bench(const char *path, const eng_model *m, const eng_params *p,
     }
     if (old_len) fwrite(old, 1, old_len, af.fp);
     free(old);
-    rep_bench_row rows[ENG_BENCH_MAX_TESTS];
-    rc = rep_bench_write(rows, bench_rows(m, p, tests, n, rows), af.fp, REP_FMT_JSONL, err);
+    rc = rep_bench_write(recs, (int)n, af.fp, REP_FMT_JSONL, err);
     if (rc) {
         fc_atomic_abort(&af);
         return rc;
@@ -284,59 +269,24 @@ static int save_bench(const char *path, const eng_model *m, const eng_params *p,
     return fc_atomic_commit(&af, err);
 }
 
-/* The profile's bandwidth at n threads: its all-core read figure, scaled by
- * the thread-scaling curve (planner/speed.c). A --quick profile has no curve,
- * and then a run on fewer threads than cores is predicted at all-core
- * bandwidth: say so, since the same-minute figure is measured at n. */
-static void note_scaling(const probe_profile *prof, int n_threads) {
-    if (n_threads >= prof->n_cores) return;
-    for (int i = 0; i < prof->n_scaling; i++)
-        if ((int)prof->scaling[i].x == n_threads) return;
-    fprintf(stderr,
-            "fitcheck run: the machine profile has no thread-scaling point for %d thread%s (a --quick probe?): "
-            "'predicted' assumes all-core bandwidth; 'same-minute' is measured at %d\n",
-            n_threads, n_threads == 1 ? "" : "s", n_threads);
-}
-
-/* The planner's prediction for each test, from this machine's probe profile,
- * and again with the profile's bandwidth replaced by the one measured beside
- * the test (at the run's thread count, so no scaling curve applies). Without
- * a profile the tests simply show no prediction. */
-static void predict_tests(const eng_model *m, const eng_params *ep, eng_bench_test *tests, uint32_t n) {
+/* The planner's predictions from this machine's probe profile (planner/
+ * bench_predict.c). Without a profile the tests simply show none. */
+static void predict_records(const eng_model *m, plan_bench_record *recs, uint32_t n) {
     fc_err err = {0};
-    char path[4096];
-    probe_profile *prof = calloc(2, sizeof *prof), *now = prof ? prof + 1 : NULL;
+    char path[4096], note[FC_ERR_MSG_MAX];
+    probe_profile *prof = fc_malloc(sizeof *prof, &err);
     model_desc d;
+    memset(&d, 0, sizeof d);
     if (!prof || probe_default_path(path, sizeof path, &err) || probe_profile_load(prof, path, &err)) {
-        fprintf(stderr, "fitcheck run: no planner prediction (%s); run 'fitcheck probe' first\n",
-                err.msg[0] ? err.msg : "out of memory");
+        fprintf(stderr, "fitcheck run: no planner prediction (%s); run 'fitcheck probe' first\n", err.msg);
         free(prof);
         return;
     }
-    if (model_desc_from_gguf(&d, eng_model_gguf(m), &err)) {
+    if (model_desc_from_gguf(&d, eng_model_gguf(m), &err) ||
+        plan_bench_predict_own(recs, (int)n, &d, prof, note, sizeof note, &err))
         fprintf(stderr, "fitcheck run: no planner prediction: %s\n", err.msg);
-        free(prof);
-        return;
-    }
-    note_scaling(prof, (int)ep->n_threads);
-    uint32_t kv = eng_kv_ggml_type(ep->type_k);
-    for (uint32_t i = 0; i < n; i++) {
-        double pp = 0, tg = 0;
-        eng_bench_test *t = &tests[i];
-        if (plan_predict_bench(&d, prof, (int)ep->n_threads, kv, (int)t->n_prompt, (int)t->n_gen, (int)t->n_depth,
-                               &pp, &tg, &err)) {
-            fprintf(stderr, "fitcheck run: no planner prediction: %s\n", err.msg);
-            break;
-        }
-        t->predicted_ts = t->n_prompt ? pp : tg;
-        if (!(t->read_gbs_now > 0)) continue;
-        *now = *prof;
-        now->read_gbs = t->read_gbs_now;
-        now->n_scaling = 0;
-        if (!plan_predict_bench(&d, now, (int)ep->n_threads, kv, (int)t->n_prompt, (int)t->n_gen, (int)t->n_depth, &pp,
-                                &tg, &err))
-            t->predicted_now_ts = t->n_prompt ? pp : tg;
-    }
+    else if (note[0])
+        fprintf(stderr, "fitcheck run: %s\n", note);
     model_desc_free(&d);
     free(prof);
 }
@@ -398,9 +348,13 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
         rc = FC_OK;
         fprintf(stderr, "fitcheck run: interrupted; keeping the %u finished test%s\n", n, n == 1 ? "" : "s");
     }
-    if (!rc && !interrupted) predict_tests(m, eng_ctx_params(c), tests, n);
-    if (!rc && n) rc = print_bench(m, eng_ctx_params(c), tests, n, o->fmt, err);
-    if (!rc && n && o->save) rc = save_bench(o->save, m, eng_ctx_params(c), tests, n, err);
+    plan_bench_record recs[ENG_BENCH_MAX_TESTS];
+    enum rep_format fmt;
+    if (!rc) rc = rep_format_parse(o->fmt, &fmt, err);
+    if (!rc) bench_records(m, eng_ctx_params(c), tests, n, recs);
+    if (!rc && !interrupted) predict_records(m, recs, n);
+    if (!rc && n) rc = rep_bench_write(recs, (int)n, stdout, fmt, err);
+    if (!rc && n && o->save) rc = save_bench(o->save, recs, n, err);
     eng_ctx_free(c);
     return !rc && interrupted ? RUN_INTERRUPTED : rc;
 }

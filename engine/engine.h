@@ -118,9 +118,7 @@ typedef struct eng_bench_test {
     double ts[64];             /* tokens/s per repetition */
     double avg_ts, stddev_ts;
     double avg_ns, stddev_ns;  /* per repetition */
-    double predicted_ts;       /* planner's prediction from the machine profile, 0 when unavailable */
     double read_gbs_now;       /* DRAM read bandwidth measured beside the test (mean of before and after), 0 = none */
-    double predicted_now_ts;   /* the planner's prediction at read_gbs_now, 0 when unavailable */
 } eng_bench_test;
 
 typedef struct eng_bench_opts {

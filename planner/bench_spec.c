@@ -76,3 +76,15 @@ double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, c
     }
     return t->n_gen > 0 ? tg : pp;
 }
+
+const char *plan_bench_test_name(const plan_bench_test *t, char *buf, size_t cap) {
+    int n;
+    if (t->n_prompt > 0 && t->n_gen > 0)
+        n = snprintf(buf, cap, "pp%d+tg%d", t->n_prompt, t->n_gen);
+    else if (t->n_prompt > 0)
+        n = snprintf(buf, cap, "pp%d", t->n_prompt);
+    else
+        n = snprintf(buf, cap, "tg%d", t->n_gen);
+    if (t->n_depth > 0 && n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " @ d%d", t->n_depth);
+    return buf;
+}

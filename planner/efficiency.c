@@ -259,3 +259,19 @@ int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err
     free(text);
     return rc;
 }
+
+int plan_efficiency_resolve(const plan_efficiency *given, plan_efficiency **own, const plan_efficiency **e,
+                            fc_err *err) {
+    *own = NULL;
+    *e = given;
+    if (given) return FC_OK;
+    if (!(*own = fc_malloc(sizeof **own, err))) return FC_ERUNTIME;
+    int rc = plan_efficiency_load(*own, NULL, err);
+    if (rc) {
+        free(*own);
+        *own = NULL;
+        return rc;
+    }
+    *e = *own;
+    return FC_OK;
+}

@@ -102,14 +102,9 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
         note_add(r, "context %u is beyond the %u tokens the model was trained on: quality past that is not assured",
                  r->params.n_ctx, rq->model->hp.n_ctx_train);
 
-    plan_efficiency *own_eff = NULL;
-    const plan_efficiency *e = rq->eff;
-    if (!e) {
-        own_eff = malloc(sizeof *own_eff);
-        if (!own_eff) return fc_err_set(err, FC_ERUNTIME, "out of memory");
-        if ((rc = plan_efficiency_load(own_eff, NULL, err))) goto out;
-        e = own_eff;
-    }
+    plan_efficiency *own_eff;
+    const plan_efficiency *e;
+    if ((rc = plan_efficiency_resolve(rq->eff, &own_eff, &e, err))) goto out;
     /* No speed is not fatal: a machine without a measured bandwidth still
      * gets its memory plan, and speed_note says why. A placement that does
      * not fit has no speed: it would not run. */

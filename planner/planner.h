@@ -275,6 +275,10 @@ int plan_efficiency_parse_csv(plan_efficiency *e, const char *text, const char *
 /* Built-in constants overlaid with a calibration file, when one exists at path
  * (NULL: the default location). A missing file is not an error. */
 int plan_efficiency_load(plan_efficiency *e, const char *path, fc_err *err);
+/* The constants a request uses: given when it has them, else the ones in
+ * use (plan_efficiency_load(NULL)) in *own, which the caller frees. */
+int plan_efficiency_resolve(const plan_efficiency *given, plan_efficiency **own, const plan_efficiency **e,
+                            fc_err *err);
 int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err);
 /* The constants a fit to published results starts from, having seen none of
  * them: the built-in table with llama.cpp's GPU sets replaced by
@@ -399,11 +403,11 @@ typedef struct plan_meas_set {
 void plan_meas_set_free(plan_meas_set *s);
 /* Appends a zeroed measurement (FC_EINPUT past PLAN_MEAS_MAX). */
 int plan_meas_push(plan_meas_set *s, plan_meas **out, fc_err *err);
-/* Reads llama-bench `-o json` (an array) or `-o jsonl` (one object per line),
- * or fitcheck's own saved bench results (same fields). The machine the runs
- * came from is p (this machine's profile unless --hw says otherwise).
- * text[len] must be '\0' (fc_read_file's buffers are): the published-table
- * form is scanned as a C string. */
+/* Reads llama-bench output (every shape plan_bench_parse reads) or
+ * fitcheck's own saved bench results (same fields), the published-results
+ * table or the corpus. The machine the runs came from is p (this machine's
+ * profile unless --hw says otherwise). text[len] must be '\0'
+ * (fc_read_file's buffers are): the tables are scanned as C strings. */
 int plan_meas_import(plan_meas_set *s, const char *text, size_t len, const char *name, const probe_profile *p,
                      fc_err *err);
 /* Predicted t/s of a measurement's test; a -pg test (n_prompt and n_gen both
@@ -426,6 +430,84 @@ int plan_bench_test_parse(const char *s, plan_bench_test *t);
 int plan_bench_list_parse(const char *spec, plan_bench_test *out, int max, int *n, fc_err *err);
 /* Predicted t/s of one test as llama-bench reports it. */
 double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, const plan_bench_test *t);
+/* The test as llama-bench names it: "pp512", "tg128", "pp4096+tg128", "pp512 @ d4096". */
+const char *plan_bench_test_name(const plan_bench_test *t, char *buf, size_t cap);
+
+/* ---- llama-bench records (bench_record.c) ---------------------------------
+ * One result as llama-bench writes it (its field names; tools/llama-bench/
+ * llama-bench.cpp, test::get_fields), plus fitcheck's additions. The one
+ * reader of llama-bench output: `run --bench` writes these, `report --runs`
+ * and `calibrate` read them back, together with llama-bench's own files. */
+
+#define PLAN_BENCH_MAX_SAMPLES 64         /* repetitions kept per record (llama-bench -r; 5 by default) */
+#define PLAN_BENCH_MAX_RECORDS PLAN_MEAS_MAX
+#define PLAN_BENCH_FILE_MAX PLAN_MEAS_FILE_MAX
+#define PLAN_BENCH_MAX_THREADS 4096
+#define PLAN_BENCH_MAX_TPS 1e7            /* t/s beyond any real test */
+#define PLAN_BENCH_MAX_PARAMS 1e13        /* 10 T parameters */
+#define PLAN_BENCH_MAX_BYTES 1e14         /* 100 TB of weights */
+/* build_commit of the records `plan --bench` writes: avg_ts is a prediction. */
+#define PLAN_BENCH_PREDICTED "fitcheck-prediction"
+
+typedef struct plan_bench_record {
+    char build_commit[48];
+    char cpu_info[128];
+    char gpu_info[128];
+    char backends[32];
+    char engine[16];        /* "llama.cpp" (llama-bench's files) or "fitcheck" (run --bench) */
+    char isa[16];           /* SIMD kernels used by fitcheck's engine; empty for llama.cpp */
+    char model_filename[512];
+    char model_type[128];   /* "llama 135M Q4_1": architecture, size, file type */
+    uint64_t model_size;    /* bytes */
+    uint64_t model_n_params;
+    int n_batch, n_ubatch, n_threads;
+    int n_gpu_layers;       /* -1 or >= the layer count: all */
+    char type_k[16], type_v[16];
+    int flash_attn;         /* -1 auto, 0 off, 1 on (older llama-bench: false/true) */
+    plan_bench_test test;   /* n_prompt, n_gen, n_depth: -p, -n, -pg, -d */
+    char test_time[32];     /* ISO 8601 UTC */
+    double avg_ns, stddev_ns, avg_ts, stddev_ts;
+    double samples_ns[PLAN_BENCH_MAX_SAMPLES];
+    double samples_ts[PLAN_BENCH_MAX_SAMPLES];
+    int n_samples;
+    double predicted_ts;    /* fitcheck's prediction for this test; 0 = none */
+    double read_gbs_now;    /* DRAM read GB/s measured beside the test (run --bench); 0 = none */
+    double predicted_now_ts; /* the prediction at read_gbs_now: same-minute; 0 = none */
+} plan_bench_record;
+
+/* Reads llama-bench -o json (an array), -o jsonl (an object per line) or
+ * -o csv, or fitcheck's own output of any of them. *recs is malloc'd.
+ * Unknown fields are ignored; a wrong type or range is FC_EINPUT naming the
+ * file, the record and the field. name is used in messages. */
+int plan_bench_parse(const char *text, size_t len, const char *name, plan_bench_record **recs, int *n, fc_err *err);
+int plan_bench_load(const char *path, plan_bench_record **recs, int *n, fc_err *err);
+/* Whether two records are the same test of the same model: the model (its
+ * parameter count and size, else its model_type), the test (-p, -n, -d) and
+ * the KV cache types. A prediction pairs with a measurement this way, in
+ * whatever order the files hold them. */
+bool plan_bench_same_test(const plan_bench_record *a, const plan_bench_record *b);
+/* A record as a measurement the speed model can predict: the machine is p,
+ * its GPU when the record offloaded layers to one. where names the record in
+ * messages ("runs.json: record 3"). */
+int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_profile *p, const char *where,
+                          fc_err *err);
+/* Reads several files into one list (at most PLAN_BENCH_MAX_RECORDS); the
+ * first bad file stops it. */
+int plan_bench_load_files(const char *const *paths, int n_paths, plan_bench_record **recs, int *n, fc_err *err);
+/* Predictions for records that carry none: from a record of `plan --bench`
+ * (PLAN_BENCH_PREDICTED) of the same test, else the speed model (constants
+ * e, NULL: those in use) on the machine p (NULL: no model). Prediction
+ * records that found their measurement are removed from recs. Records the
+ * model cannot predict keep their measurement; note (appended to) says how
+ * many and why (the first reason). */
+void plan_bench_predict_records(plan_bench_record *recs, int *n, const probe_profile *p, const plan_efficiency *e,
+                                char *note, size_t note_cap);
+/* `run --bench`: predictions for fitcheck's own runs of model m on this
+ * machine's profile p: predicted_ts, and predicted_now_ts with p's bandwidth
+ * replaced by the one measured beside the test (read_gbs_now). note says what
+ * the prediction assumes that the user should know ("" when nothing). */
+int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, const probe_profile *p, char *note,
+                           size_t note_cap, fc_err *err);
 
 /* ---- the public benchmark corpus (data/bench_corpus.csv) ------------------ */
 

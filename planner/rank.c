@@ -22,10 +22,10 @@ int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out
     out->row = calloc(n ? n : 1, sizeof *out->row);
     plan_hw *hw = malloc(sizeof *hw);
     plan_memory *m = malloc(sizeof *m);
-    plan_efficiency *own_eff = rq->eff ? NULL : malloc(sizeof *own_eff);
-    int rc = out->row && hw && m && (rq->eff || own_eff) ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
-    if (!rc && own_eff) rc = plan_efficiency_load(own_eff, NULL, err);
-    const plan_efficiency *e = rq->eff ? rq->eff : own_eff;
+    plan_efficiency *own_eff = NULL;
+    const plan_efficiency *e = NULL;
+    int rc = out->row && hw && m ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if (!rc) rc = plan_efficiency_resolve(rq->eff, &own_eff, &e, err);
     for (size_t i = 0; !rc && i < n; i++) {
         plan_hw_entry ent;
         if ((rc = plan_hwcat_get(i, &ent, err)) || (rc = plan_hw_from_catalog(hw, ent.id, err))) break;

@@ -162,8 +162,8 @@ static int depth_chart(FILE *fp, const rep_report *r, bool gen, bool *drawn, fc_
     }
     /* Measured: one series per model, from the runs of this kind. */
     for (int i = 0; i < r->n_runs && ns < REP_CHART_MAX_SERIES; i++) {
-        const rep_bench_row *b = &r->runs[i];
-        if ((gen ? b->n_gen : b->n_prompt) <= 0 || (gen ? b->n_prompt : b->n_gen) > 0) continue;
+        const plan_bench_record *b = &r->runs[i];
+        if ((gen ? b->test.n_gen : b->test.n_prompt) <= 0 || (gen ? b->test.n_prompt : b->test.n_gen) > 0) continue;
         int k = 0;
         char name[160];
         snprintf(name, sizeof name, "%.120s, measured", b->model_type[0] ? b->model_type : b->model_filename);
@@ -174,7 +174,7 @@ static int depth_chart(FILE *fp, const rep_report *r, bool gen, bool *drawn, fc_
             ns++;
         }
         if (s[k].dashed || s[k].n >= REP_MAX_DEPTHS) continue;
-        mx[k][s[k].n] = b->n_depth;
+        mx[k][s[k].n] = b->test.n_depth;
         my[k][s[k].n] = b->avg_ts;
         s[k].n++;
     }

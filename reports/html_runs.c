@@ -24,11 +24,11 @@ int html_accuracy(FILE *fp, const rep_report *r, fc_err *err) {
     double v[REP_CHART_MAX_ROWS * 2], abs_err = 0;
     int k = 0;
     for (int i = 0; i < r->n_runs && k < REP_CHART_MAX_ROWS; i++) {
-        const rep_bench_row *b = &r->runs[i];
+        const plan_bench_record *b = &r->runs[i];
         if (!(b->predicted_ts > 0)) continue;
-        char test[64];
+        char test[PLAN_BENCH_NAME_MAX];
         /* The test first: when the label is cut, the model name goes, not the test. */
-        snprintf(labels[k], sizeof labels[k], "%s, %.120s", rep_bench_test_name(b, test, sizeof test),
+        snprintf(labels[k], sizeof labels[k], "%s, %.120s", plan_bench_test_name(&b->test, test, sizeof test),
                  b->model_type[0] ? b->model_type : b->model_filename);
         rows[k] = labels[k];
         v[2 * k] = b->predicted_ts;

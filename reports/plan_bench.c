@@ -12,7 +12,7 @@
 int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc_err *err) {
     if (r->n_bench <= 0) return fc_err_set(err, FC_EINPUT, "no --bench tests were predicted (no speed: %s)",
                                            r->speed_note[0] ? r->speed_note : "none asked");
-    rep_bench_row *rows = calloc((size_t)r->n_bench, sizeof *rows);
+    plan_bench_record *rows = calloc((size_t)r->n_bench, sizeof *rows);
     if (!rows) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     const model_desc *m = r->model;
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
@@ -22,8 +22,8 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
     for (int g = 0; g < r->hw.n_gpu; g++) gpu_layers += r->mem.gpu[g].n_layers;
     if (gpu_layers > 0 && r->hw.n_gpu > 0) be = r->hw.gpu[0].backend;
     for (int i = 0; i < r->n_bench; i++) {
-        rep_bench_row *b = &rows[i];
-        snprintf(b->build_commit, sizeof b->build_commit, "fitcheck-prediction");
+        plan_bench_record *b = &rows[i];
+        snprintf(b->build_commit, sizeof b->build_commit, "%s", PLAN_BENCH_PREDICTED);
         snprintf(b->engine, sizeof b->engine, "llama.cpp");
         snprintf(b->backends, sizeof b->backends, "%s", plan_backend_name(be));
         snprintf(b->gpu_info, sizeof b->gpu_info, "%s", r->hw.n_gpu ? r->hw.gpu[0].name : "");
@@ -39,11 +39,9 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
         snprintf(b->type_k, sizeof b->type_k, "%s", ggml_type_get(r->params.type_k)->name);
         snprintf(b->type_v, sizeof b->type_v, "%s", ggml_type_get(r->params.type_v)->name);
         b->flash_attn = r->params.flash_attn;
-        b->n_prompt = r->bench[i].n_prompt;
-        b->n_gen = r->bench[i].n_gen;
-        b->n_depth = r->bench[i].n_depth;
+        b->test = r->bench[i];
         b->avg_ts = r->bench_tps[i];
-        int tokens = b->n_prompt + b->n_gen;
+        int tokens = b->test.n_prompt + b->test.n_gen;
         if (b->avg_ts > 0) b->avg_ns = 1e9 * tokens / b->avg_ts;
     }
     int rc = rep_bench_write(rows, r->n_bench, fp, fmt, err);

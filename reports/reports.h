@@ -9,6 +9,7 @@
 #define FC_REPORTS_H
 
 #include "common/fc.h"
+#include "planner/planner.h"
 #include "probe/probe.h"
 
 #include <jansson.h>
@@ -207,55 +208,16 @@ int rep_svg_line(FILE *fp, const rep_line_chart *c, fc_err *err);
 int rep_svg_bars(FILE *fp, const rep_bar_chart *c, fc_err *err);
 
 /* ---- llama-bench results --------------------------------------------------
- * One row of llama-bench's output (the fields fitcheck produces and reads).
- * `fitcheck run --bench` writes these and `fitcheck report --runs` imports
- * them back, together with files written by llama-bench itself. */
+ * Records (planner.h, plan_bench_record: the one record type and reader) in
+ * llama-bench's shapes. */
 
-#define REP_BENCH_MAX_SAMPLES 64
-#define REP_BENCH_MAX_ROWS 4096
-#define REP_BENCH_FILE_MAX (64u << 20)
-
-typedef struct rep_bench_row {
-    char build_commit[48];
-    char cpu_info[128];
-    char gpu_info[128];
-    char backends[32];
-    char engine[16];        /* "llama.cpp" (llama-bench's files) or "fitcheck" (run --bench) */
-    char isa[16];           /* SIMD kernels used by fitcheck's engine; empty for llama.cpp */
-    char model_filename[512];
-    char model_type[128];   /* "llama 135M Q4_1" */
-    uint64_t model_size;    /* bytes */
-    uint64_t model_n_params;
-    int n_batch, n_ubatch, n_threads, n_gpu_layers;
-    char type_k[16], type_v[16];
-    int flash_attn;
-    int n_prompt, n_gen, n_depth;
-    char test_time[32];     /* ISO 8601 UTC */
-    double avg_ns, stddev_ns, avg_ts, stddev_ts;
-    double samples_ns[REP_BENCH_MAX_SAMPLES];
-    double samples_ts[REP_BENCH_MAX_SAMPLES];
-    int n_samples;
-    double predicted_ts;    /* fitcheck's prediction for this test; 0 = none */
-    double read_gbs_now;    /* DRAM read GB/s measured beside the test (run --bench); 0 = none */
-    double predicted_now_ts; /* the prediction at read_gbs_now: same-minute; 0 = none */
-} rep_bench_row;
-
-/* The llama-bench "test" label: "pp512", "tg128", "pp512 @ d4096". */
-const char *rep_bench_test_name(const rep_bench_row *r, char *buf, size_t cap);
 /* Builds the llama-bench-shaped table (md: model | size | params | backend |
  * threads | test | t/s; csv/json: every field). */
-rep_table *rep_bench_table(const rep_bench_row *rows, int n, fc_err *err);
-int rep_bench_write(const rep_bench_row *rows, int n, FILE *fp, enum rep_format fmt, fc_err *err);
+rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err);
+int rep_bench_write(const plan_bench_record *rows, int n, FILE *fp, enum rep_format fmt, fc_err *err);
 /* `plan --bench`: the plan's predicted llama-bench tests as llama-bench writes
  * results (md table; csv/json/jsonl with its fields; avg_ts = the prediction). */
 int rep_plan_bench_write(const struct plan_result *r, FILE *fp, enum rep_format fmt, fc_err *err);
-/* Reads llama-bench -o json or -o jsonl output (or fitcheck's). *rows is
- * malloc'd. Unknown fields are ignored; wrong types are FC_EINPUT naming the
- * file, the record and the field. */
-int rep_bench_load(const char *path, rep_bench_row **rows, int *n, fc_err *err);
-/* The same on a NUL-terminated buffer (split into lines in place); name is
- * used in messages. rep_bench_load reads the file and calls this. */
-int rep_bench_parse(char *text, const char *name, rep_bench_row **rows, int *n, fc_err *err);
 
 /* ---- the HTML report -------------------------------------------------------
  * The page reads plain views, not the planner's own structures:
@@ -314,7 +276,7 @@ typedef struct rep_report {
     const rep_plan_view *plans;
     int n_plans;
     const char *plans_note;        /* why there are no plans, when n_plans == 0 */
-    const rep_bench_row *runs;
+    const plan_bench_record *runs;
     int n_runs;
     const char *runs_note;         /* why there are no runs, or no predictions for some */
 } rep_report;

@@ -228,7 +228,6 @@ def main():
                     row[k] = HOSTILE_JSON
             # The planner reads the size and type off model_type: they stay, the rest is hostile.
             row["model_type"] = "llama 1B Q4_0 " + HOSTILE_JSON
-            row["flash_attn"] = 0  # reports/bench.c reads an integer (llama-bench's bool is refused)
         bench_file = write(tmp, "bench.json", json.dumps(bench))
         bench_lines = write(tmp, "bench.jsonl", "".join(json.dumps(r) + "\n" for r in bench))
         html = os.path.join(tmp, "report.html")

@@ -5,6 +5,7 @@
 #include "planner/planner.h"
 #include "tests/check.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,36 +44,61 @@ static int import_text(const char *text, fc_err *err) {
     return rc;
 }
 
-#define OBJ(extra) "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"model_n_params\":6738415616," \
-                   "\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":10.5" extra "}"
+#define OBJ "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"model_n_params\":6738415616," \
+            "\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":10.5}"
+
+/* OBJ with the fields of `with` replaced (a duplicate key is refused, so a
+ * bad value must replace the good one, not follow it). */
+static int import_with(const char *with, fc_err *err) {
+    json_t *o = json_loads(OBJ, 0, NULL), *w = json_loads(with, 0, NULL);
+    CHECK(o && w);
+    json_object_update(o, w);
+    char *text = json_dumps(o, JSON_COMPACT);
+    char arr[1024];
+    snprintf(arr, sizeof arr, "[%s]", text);
+    int rc = import_text(arr, err);
+    free(text);
+    json_decref(o);
+    json_decref(w);
+    return rc;
+}
 
 static void test_hostile(void) {
     fc_err err = {0};
-    CHECK(import_text("[" OBJ("") "]", &err) == FC_OK);
-    CHECK(import_text(OBJ("") "\n\n" OBJ("") "\n", &err) == FC_OK);
-    static const struct { const char *text, *field; } bad[] = {
-        {"[" OBJ(",\"avg_ts\":\"fast\"") "]", "avg_ts"},
-        {"[" OBJ(",\"avg_ts\":-3") "]", "avg_ts"},
-        {"[" OBJ(",\"n_threads\":1e12") "]", "n_threads"},
-        {"[" OBJ(",\"n_prompt\":512") "]", "n_gen"},
-        {"[" OBJ(",\"model_type\":\"llama 7B Q9_9\"") "]", "model_type"},
-        {"[" OBJ(",\"model_type\":7") "]", "model_type"},
-        {"[" OBJ(",\"model_size\":null") "]", "model_size"},
-        {"[" OBJ(",\"engine\":\"vllm\"") "]", "engine"},
-        {"[{\"n_gen\":128}]", "n_prompt"},
-        {"[1,2,3]", "not an object"},
-        {"[" OBJ("") ",", "hostile.json:1"},
-        {OBJ("") "\n{\"n_gen\":", "hostile.json:2"},
-        {"[" OBJ(",\"n_depth\":1e300") "]", "n_depth"},
+    CHECK(import_text("[" OBJ "]", &err) == FC_OK);
+    CHECK(import_text(OBJ "\n\n" OBJ "\n", &err) == FC_OK);
+    static const struct { const char *with, *field; } bad[] = {
+        {"{\"avg_ts\":\"fast\"}", "avg_ts"},
+        {"{\"avg_ts\":-3}", "avg_ts"},
+        {"{\"n_threads\":1e12}", "n_threads"},
+        {"{\"model_type\":\"llama 7B Q9_9\"}", "model_type"},
+        {"{\"model_type\":7}", "model_type"},
+        {"{\"model_size\":null}", "model_size"},
+        {"{\"engine\":\"vllm\"}", "engine"},
+        {"{\"n_depth\":1e300}", "n_depth"},
+        {"{\"flash_attn\":\"on\"}", "flash_attn"},
     };
     for (size_t i = 0; i < FC_ARRAY_LEN(bad); i++) {
         memset(&err, 0, sizeof err);
-        int rc = import_text(bad[i].text, &err);
+        int rc = import_with(bad[i].with, &err);
         CHECK_MSG(rc == FC_EINPUT && strstr(err.msg, bad[i].field), "case %zu: rc %d, '%s' lacks '%s'", i, rc, err.msg,
                   bad[i].field);
     }
+    static const struct { const char *text, *what; } broken[] = {
+        {"[{\"n_gen\":128}]", "n_prompt"},
+        {"[1,2,3]", "not a JSON object"},
+        {"[" OBJ ",", "hostile.json:1"},
+        {OBJ "\n{\"n_gen\":", "hostile.json:2"},
+        {"[{\"n_gen\":128,\"n_gen\":64}]", "duplicate"},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(broken); i++) {
+        memset(&err, 0, sizeof err);
+        int rc = import_text(broken[i].text, &err);
+        CHECK_MSG(rc == FC_EINPUT && strstr(err.msg, broken[i].what), "broken %zu: rc %d, '%s' lacks '%s'", i, rc,
+                  err.msg, broken[i].what);
+    }
     /* A GPU result needs a GPU in the profile. */
-    CHECK(import_text("[" OBJ(",\"backends\":\"CUDA\",\"n_gpu_layers\":99") "]", &err) == FC_EINPUT);
+    CHECK(import_with("{\"backends\":\"CUDA\",\"n_gpu_layers\":99}", &err) == FC_EINPUT);
     CHECK(strstr(err.msg, "GPU") != NULL);
     /* Binary junk */
     char junk[8] = {'[', 0, 1, 2, ']', 0, 0, 0};

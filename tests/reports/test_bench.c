@@ -26,7 +26,7 @@ static void write_file(const char *path, const char *text) {
     fclose(fp);
 }
 
-static char *render(const rep_bench_row *rows, int n, enum rep_format fmt) {
+static char *render(const plan_bench_record *rows, int n, enum rep_format fmt) {
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
@@ -36,14 +36,14 @@ static char *render(const rep_bench_row *rows, int n, enum rep_format fmt) {
     return buf;
 }
 
-static int load_text(const char *path, const char *text, rep_bench_row **rows, int *n, fc_err *err) {
+static int load_text(const char *path, const char *text, plan_bench_record **rows, int *n, fc_err *err) {
     write_file(path, text);
-    return rep_bench_load(path, rows, n, err);
+    return plan_bench_load(path, rows, n, err);
 }
 
 /* With a directory argument, also leaves bench.{md,csv,json,jsonl} there for
  * test_report_cli.sh to parse with Python's own readers. */
-static void write_outputs(const char *dir, const rep_bench_row *rows, int n) {
+static void write_outputs(const char *dir, const plan_bench_record *rows, int n) {
     static const char *const ext[] = {"md", "csv", "json", "jsonl"};
     for (size_t i = 0; i < FC_ARRAY_LEN(ext); i++) {
         char path[4200];
@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
     char path[64];
     snprintf(path, sizeof path, "/tmp/fc_test_bench.%d.json", (int)getpid());
     fc_err err = {0};
-    rep_bench_row *rows;
+    plan_bench_record *rows;
     int n;
 
     CHECK_MSG(load_text(path, llama_bench_json, &rows, &n, &err) == FC_OK, "%s", err.msg);
@@ -72,8 +72,8 @@ int main(int argc, char **argv) {
         CHECK(rows[0].model_size == 4677120000ull && rows[0].n_gpu_layers == -1 && rows[0].n_samples == 5);
         CHECK_NEAR(rows[0].avg_ts, 7100.002165, 1e-6);
         char name[64];
-        CHECK(!strcmp(rep_bench_test_name(&rows[0], name, sizeof name), "pp512"));
-        CHECK(!strcmp(rep_bench_test_name(&rows[1], name, sizeof name), "tg128 @ d512"));
+        CHECK(!strcmp(plan_bench_test_name(&rows[0].test, name, sizeof name), "pp512"));
+        CHECK(!strcmp(plan_bench_test_name(&rows[1].test, name, sizeof name), "tg128 @ d512"));
 
         char *md = render(rows, n, REP_FMT_MD);
         CHECK_MSG(strstr(md, "| model ") == md && strstr(md, " size |") && strstr(md, " params |") &&
@@ -91,15 +91,15 @@ int main(int argc, char **argv) {
         FILE *fp = fopen(path, "w");
         CHECK(rep_bench_write(rows, n, fp, REP_FMT_JSONL, &err) == FC_OK);
         fclose(fp);
-        rep_bench_row *back;
+        plan_bench_record *back;
         int nb;
-        CHECK_MSG(rep_bench_load(path, &back, &nb, &err) == FC_OK, "%s", err.msg);
+        CHECK_MSG(plan_bench_load(path, &back, &nb, &err) == FC_OK, "%s", err.msg);
         CHECK(nb == 2);
         if (nb == 2) {
             CHECK(!strcmp(back[0].cpu_info, rows[0].cpu_info) && back[0].n_ubatch == 512);
             CHECK_NEAR(back[0].samples_ts[4], 7237.21, 1e-6);
             CHECK_NEAR(back[1].predicted_ts, 100.0, 1e-9);
-            CHECK(back[1].n_depth == 512);
+            CHECK(back[1].test.n_depth == 512);
             char *md2 = render(back, nb, REP_FMT_MD);
             CHECK_MSG(strstr(md2, "predicted t/s") && strstr(md2, "-16%"), "prediction error:\n%s", md2);
             CHECK_MSG(!strstr(md2, "type_k"), "f16 cache types shown:\n%s", md2);
@@ -117,9 +117,59 @@ int main(int argc, char **argv) {
         /* llama-bench's own rows are llama.cpp's: calibrate reads the engine. */
         CHECK(strstr(csv, "\"CUDA\",\"llama.cpp\",\"\",\"q.gguf\"") != NULL);
         CHECK(!strstr(csv, "samples_ns"));
+        /* our csv reads back through the one reader */
+        plan_bench_record *fromcsv = NULL;
+        int nc = 0;
+        CHECK_MSG(plan_bench_parse(csv, strlen(csv), "bench.csv", &fromcsv, &nc, &err) == FC_OK, "%s", err.msg);
+        CHECK(nc == 2 && fromcsv && fromcsv[1].test.n_depth == 512 && fromcsv[0].avg_ts == rows[0].avg_ts &&
+              !strcmp(fromcsv[0].model_type, rows[0].model_type));
+        free(fromcsv);
         free(csv);
     }
     free(rows);
+
+    /* flash_attn as older llama-bench builds write it (a bool), and the same
+     * record as llama-bench -o csv writes it: one reader, one record. */
+    static const char bool_fa[] = "{\"model_type\":\"llama 1B Q4_0\",\"model_size\":636174336,"
+                                  "\"model_n_params\":1100048384,\"flash_attn\":true,\"n_prompt\":512,"
+                                  "\"n_gen\":128,\"n_depth\":4096,\"avg_ts\":60.5}\n";
+    static const char csv_fa[] = "build_commit,model_type,model_size,model_n_params,flash_attn,n_prompt,n_gen,"
+                                 "n_depth,test_time,avg_ts\n"
+                                 "\"b1\",\"llama 1B Q4_0\",\"636174336\",\"1100048384\",\"1\",\"512\",\"128\","
+                                 "\"4096\",\"\",\"60.500000\"\r\n";
+    plan_bench_record *a = NULL, *b = NULL;
+    int na = 0, nb2 = 0;
+    CHECK_MSG(plan_bench_parse(bool_fa, strlen(bool_fa), "fa.jsonl", &a, &na, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_bench_parse(csv_fa, strlen(csv_fa), "fa.csv", &b, &nb2, &err) == FC_OK, "%s", err.msg);
+    CHECK(na == 1 && nb2 == 1);
+    if (na == 1 && nb2 == 1) {
+        char name[PLAN_BENCH_NAME_MAX];
+        CHECK(a[0].flash_attn == 1 && b[0].flash_attn == 1);
+        CHECK(!strcmp(plan_bench_test_name(&b[0].test, name, sizeof name), "pp512+tg128 @ d4096"));
+        CHECK(a[0].avg_ts == b[0].avg_ts && a[0].model_size == b[0].model_size && plan_bench_same_test(&a[0], &b[0]));
+    }
+    free(a);
+    free(b);
+
+    /* Predictions pair with measurements by test, not position. */
+    plan_bench_record runs[4];
+    memset(runs, 0, sizeof runs);
+    for (int i = 0; i < 4; i++) {
+        runs[i].model_n_params = 1000;
+        runs[i].model_size = 500;
+        runs[i].test.n_prompt = i % 2 ? 0 : 512;
+        runs[i].test.n_gen = i % 2 ? 128 : 0;
+        runs[i].avg_ts = 10 * (i + 1);
+    }
+    snprintf(runs[2].build_commit, sizeof runs[2].build_commit, PLAN_BENCH_PREDICTED); /* pp512, 30 */
+    runs[2].test.n_prompt = 0, runs[2].test.n_gen = 128;                                  /* now tg128 */
+    snprintf(runs[3].build_commit, sizeof runs[3].build_commit, PLAN_BENCH_PREDICTED);
+    runs[3].test.n_prompt = 512, runs[3].test.n_gen = 0;                                  /* pp512, 40 */
+    int nr = 4;
+    plan_bench_predict_records(runs, &nr, NULL, NULL, NULL, 0);
+    CHECK(nr == 2);
+    CHECK_NEAR(runs[0].predicted_ts, 40, 1e-9); /* pp512 measured 10, its prediction is the 4th record */
+    CHECK_NEAR(runs[1].predicted_ts, 30, 1e-9); /* tg128 measured 20, its prediction is the 3rd */
 
     /* Hostile and broken files: FC_EINPUT naming the record and the field. */
     static const struct {
@@ -132,6 +182,10 @@ int main(int argc, char **argv) {
         {"{\"n_prompt\":1,\"n_gen\":0,\"avg_ts\":1}\nnot json\n", ":2:"},
         {"{\"n_prompt\":0,\"n_gen\":0,\"avg_ts\":1}", "neither"},
         {"[]", "no benchmark records"},
+        {"{\"n_prompt\":1,\"n_gen\":0,\"avg_ts\":1,\"flash_attn\":2}", "flash_attn"},
+        {"n_prompt,n_gen,avg_ts\n\"1\",\"0\",\"1\n", "open quote"},
+        {"n_prompt,n_gen,avg_ts\n\"1\",\"0\"\n", "header has 3"},
+        {"n_prompt,n_gen,avg_ts\n1,0,0x10\n", ":2: field 'avg_ts'"},
         {"[{\"n_prompt\":1,\"n_gen\":0,\"avg_ts\":1,\"samples_ts\":[1,\"x\"]}]", "samples_ts[1]"},
     };
     for (size_t i = 0; i < FC_ARRAY_LEN(bad); i++) {
@@ -141,6 +195,6 @@ int main(int argc, char **argv) {
         CHECK(rows == NULL);
     }
     unlink(path);
-    CHECK(rep_bench_load("/nonexistent/runs.jsonl", &rows, &n, &err) == FC_EINPUT);
+    CHECK(plan_bench_load("/nonexistent/runs.jsonl", &rows, &n, &err) == FC_EINPUT);
     return check_done("bench");
 }

@@ -117,15 +117,15 @@ int main(int argc, char **argv) {
     profile_fill(&prof);
     plan_fill(&plans[0], "Qwen3-8B", 0.4, false);
     plan_fill(&plans[1], "evil<script>alert(1)</script>", 1.0, true);
-    rep_bench_row runs[6];
+    plan_bench_record runs[6];
     memset(runs, 0, sizeof runs);
     for (int i = 0; i < 6; i++) {
-        rep_bench_row *b = &runs[i];
+        plan_bench_record *b = &runs[i];
         snprintf(b->model_type, sizeof b->model_type, "qwen3 8B Q4_K - Medium");
         snprintf(b->backends, sizeof b->backends, "CUDA");
         b->model_size = 5ull << 30, b->model_n_params = 8190735360ull, b->n_threads = 16;
-        b->n_depth = (i / 2) * 4096;
-        if (i % 2) b->n_gen = 128; else b->n_prompt = 512;
+        b->test.n_depth = (i / 2) * 4096;
+        if (i % 2) b->test.n_gen = 128; else b->test.n_prompt = 512;
         b->avg_ts = i % 2 ? 290.0 / (1 + (i / 2) * 0.1) : 7000.0 / (1 + (i / 2) * 0.2);
         b->stddev_ts = b->avg_ts * 0.01;
         b->predicted_ts = b->avg_ts * (i % 2 ? 1.08 : 0.9);
