@@ -18,7 +18,8 @@
 #define CORPUS_FIELDS 18
 #define CORPUS_MAX_TPS 1e7
 #define CORPUS_MAX_UBATCH 65536
-#define DEVICES_FIELDS 5
+#define DEVICES_FIELDS 6
+#define CORPUS_MAX_CORES 1024
 
 enum { C_DEVICE, C_BACKEND, C_MODEL, C_QUANT, C_TEST, C_NPROMPT, C_NGEN, C_NDEPTH, C_TPS, C_FA, C_UB, C_NGL,
        C_THREADS, C_MMAP, C_BUILD, C_DATE, C_SOURCE, C_URL };
@@ -31,23 +32,33 @@ static bool num_in(const char *s, double lo, double hi, double *out) {
     return true;
 }
 
-/* Bandwidth and dense throughput of a device id: the catalog first, then the
- * corpus's own device table (binned variants, cards the catalog lacks). */
-/* Datasheet figures to the speed model's basis (plan_speed_dev_from_device);
- * the backend is the caller's to set. */
-static int corpus_dev(plan_speed_dev *d, const char *id, double spec_gbs, double tflops, fc_err *err) {
-    plan_device pd = {.backend = PLAN_VULKAN, .bandwidth_gbs = spec_gbs, .fp16_tflops = tflops};
+/* Datasheet figures to the speed model's basis (plan_speed_dev_from_device, the
+ * one conversion): a GPU's backend is the caller's to set; a CPU (cores > 0)
+ * gets its all-core FP32 peak and its theoretical bandwidth, which that
+ * conversion turns into what llama.cpp's threads sustain. */
+static int corpus_dev(plan_speed_dev *d, const char *id, double spec_gbs, double tflops, int cores, fc_err *err) {
+    plan_device pd = {.backend = cores > 0 ? PLAN_CPU : PLAN_VULKAN, .bandwidth_gbs = spec_gbs, .n_cores = cores};
+    if (cores > 0) pd.fp32_tflops = tflops;
+    else pd.fp16_tflops = tflops;
     snprintf(pd.id, sizeof pd.id, "%s", id);
     plan_speed_dev_from_device(d, &pd);
     return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK : fc_err_set(err, FC_EINPUT, "device '%s' has no bandwidth or TFLOPS", id);
 }
 
-int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
+/* Bandwidth and dense throughput of a device id: the catalog first, then the
+ * corpus's own device table (binned variants, cards and CPUs the catalog
+ * lacks). *cores: a CPU's core count (0 for a GPU). */
+static int corpus_device(const char *id, plan_speed_dev *d, int *cores, fc_err *err) {
     memset(d, 0, sizeof *d);
+    *cores = 0;
     plan_hw_entry e;
     fc_err ignored = {0};
-    if (plan_hwcat_find(id, &e, &ignored) == FC_OK)
-        return corpus_dev(d, id, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops, err);
+    if (plan_hwcat_find(id, &e, &ignored) == FC_OK) {
+        if (!strcmp(e.category, "cpu_platform"))
+            return fc_err_set(err, FC_EINPUT, "device '%s' is a CPU platform without a core count; list the CPU in "
+                                              "data/bench_devices.csv", id);
+        return corpus_dev(d, id, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops, 0, err);
+    }
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
     char line[CORPUS_LINE_MAX];
@@ -60,13 +71,21 @@ int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
             continue;
         }
         char *f[DEVICES_FIELDS];
-        if (plan_csv_fields(line, f, DEVICES_FIELDS) < 4 || strcasecmp(f[0], id)) continue;
-        double gbs, tflops;
-        if (!num_in(f[2], 1, 1e5, &gbs) || !num_in(f[3], 0.01, 1e5, &tflops))
+        if (plan_csv_fields(line, f, DEVICES_FIELDS) < 5 || strcasecmp(f[0], id)) continue;
+        double gbs, tflops, nc = 0;
+        bool cpu = !strcasecmp(f[1], "cpu");
+        if (!num_in(f[2], 1, 1e5, &gbs) || !num_in(f[3], 0.01, 1e5, &tflops) ||
+            (cpu && !num_in(f[4], 1, CORPUS_MAX_CORES, &nc)))
             return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
-        return corpus_dev(d, id, gbs, tflops, err);
+        *cores = (int)nc;
+        return corpus_dev(d, id, gbs, tflops, *cores, err);
     }
     return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
+}
+
+int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
+    int cores;
+    return corpus_device(id, d, &cores, err);
 }
 
 /* A device family: what a buyer asks about is a device nobody measured, and
@@ -134,9 +153,20 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     if (f[C_UB][0] && !num_in(f[C_UB], 1, CORPUS_MAX_UBATCH, &ub))
         return fc_err_set(err, FC_EINPUT, "%s: bad ubatch '%s'", where, f[C_UB]);
     plan_speed_dev dev;
-    int rc = plan_corpus_device(f[C_DEVICE], &dev, err);
+    int cores;
+    int rc = corpus_device(f[C_DEVICE], &dev, &cores, err);
+    if (!rc && (cores > 0) != (be == PLAN_CPU))
+        rc = fc_err_set(err, FC_EINPUT, "backend '%s' on %s device '%s'", f[C_BACKEND], cores > 0 ? "CPU" : "GPU",
+                        f[C_DEVICE]);
     if (!rc) rc = corpus_model_get(cm, f[C_MODEL], f[C_QUANT], err);
     if (rc) return fc_err_prefix(err, "%s: ", where);
+    double threads;
+    if (cores > 0 && f[C_THREADS][0]) {
+        if (!num_in(f[C_THREADS], 1, CORPUS_MAX_CORES, &threads))
+            return fc_err_set(err, FC_EINPUT, "%s: bad threads '%s'", where, f[C_THREADS]);
+        /* llama.cpp's threads each run on a core; more threads than cores only contend */
+        dev.gflops *= fmin(threads, cores) / cores;
+    }
     dev.backend = be;
     plan_meas *m;
     if ((rc = plan_meas_push(s, &m, err))) return rc;

@@ -22,6 +22,14 @@
 #define FIT_MAX_PARAMS 256
 #define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
 #define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
+/* Rows in which a tensor type must be the main one (most weight elements), per
+ * backend, before it gets its own rate: fitted to a few rows, or to rows where
+ * it is a minority, a per-type GPU prefill rate became a free knob (Vulkan q5_K
+ * 0.005, q2_K 4.6 of the FP16 peak on 632 rows). */
+#define FIT_TYPE_MIN_ROWS 4
+/* A GPU's quantized GEMM runs on int8 tensor cores at most twice its FP16 rate
+ * (every catalog GPU; tests/planner_speed/test_physics.c bounds it so). */
+#define PP_EFF_GPU_MAX 2.0
 
 void plan_meas_set_free(plan_meas_set *s) {
     free(s->m);
@@ -88,15 +96,38 @@ static void add_param(fit_param *p, int *np, double *v, const double *anchor, do
     (*np)++;
 }
 
+/* Whether tensor type t is a sizeable part of what device d of a row multiplies. */
+static bool type_weighs(const plan_speed_load *l, uint32_t t) {
+    double total = l->out_elems;
+    for (uint32_t k = 0; k < GGML_TYPE_COUNT; k++) total += l->elems[k];
+    double el = l->elems[t] + (l->out_type == t ? l->out_elems : 0);
+    return el >= FIT_TYPE_MIN_SHARE * total && el > 0;
+}
+
 /* The constants the measurements can inform: those of the backends and
- * engines present, and the per-type ones for the tensor types present. */
+ * engines present, and the per-type ones for the tensor types present in
+ * enough rows. */
 static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param *p) {
+    static int rows[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT][GGML_TYPE_COUNT];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < s->n; i++) {
+        const plan_speed_setup *su = &s->m[i].setup;
+        for (int d = 0; d < su->n_dev; d++) {
+            int be = su->dev[d].backend;
+            if (be < 0 || be >= PLAN_BACKEND_COUNT || su->engine < 0 || su->engine >= PLAN_ENG_COUNT) continue;
+            const plan_speed_load *l = &su->load[d];
+            uint32_t main_t = 0;
+            for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
+                if (l->elems[t] > l->elems[main_t]) main_t = t;
+            if (l->elems[main_t] > 0) rows[be][su->engine][main_t]++;
+        }
+    }
     int np = 0;
     for (int i = 0; i < s->n; i++) {
         const plan_speed_setup *su = &s->m[i].setup;
         for (int d = 0; d < su->n_dev; d++) {
             int be = su->dev[d].backend;
-            if (be < 0 || be >= PLAN_BACKEND_COUNT) continue;
+            if (be < 0 || be >= PLAN_BACKEND_COUNT || su->engine < 0 || su->engine >= PLAN_ENG_COUNT) continue;
             plan_eff_set *f = &e->set[be][su->engine];
             for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++) {
                 bool era = k == PLAN_EFF_ERA_DEC || k == PLAN_EFF_ERA_PP;
@@ -105,22 +136,22 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                           k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);
             }
             const plan_speed_load *l = &su->load[d];
-            double total = l->out_elems;
-            for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) total += l->elems[t];
             for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
                 /* A type with a sliver of the weights would be a free knob, not a measured rate. */
-                double el = l->elems[t] + (l->out_type == t ? l->out_elems : 0);
-                if (!(el >= FIT_TYPE_MIN_SHARE * total)) continue;
+                if (!type_weighs(l, t)) continue;
+                /* a CPU's per-type rates are read off this machine's own runs, a few rows per type */
+                bool own = be == PLAN_CPU || rows[be][su->engine][t] >= FIT_TYPE_MIN_ROWS;
                 for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
                     /* A GPU's decode kernels get one rate per backend: per-type rates fitted to a few rows
                      * each made files with fewer bytes decode slower than bigger ones of the same kernel
                      * family (tests/planner_speed/test_physics.c), which no GPU does. */
-                    if (k == PLAN_EFF_DEC_RATE && be != PLAN_CPU) {
-                        add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, INFINITY);
+                    double max = k == PLAN_EFF_PP && be != PLAN_CPU ? PP_EFF_GPU_MAX : INFINITY;
+                    if ((k == PLAN_EFF_DEC_RATE && be != PLAN_CPU) || !own) {
+                        add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, max);
                         continue;
                     }
                     if (!(f->typed[k][t] > 0)) f->typed[k][t] = f->typed_default[k];
-                    add_param(p, &np, &f->typed[k][t], NULL, FIT_PRIOR_WEIGHT, INFINITY);
+                    add_param(p, &np, &f->typed[k][t], NULL, FIT_PRIOR_WEIGHT, max);
                 }
             }
         }

@@ -71,6 +71,7 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     h->mem_free = p->ram_available ? p->ram_available : p->ram_total;
     if (p->cgroup_mem_max && p->cgroup_mem_max < h->mem_free) h->mem_free = p->cgroup_mem_max;
     h->bandwidth_gbs = p->read_gbs;
+    h->bandwidth_measured = p->read_gbs > 0;
     h->cpu_repack = plan_repack_of_isa(p->isa);
     /* the speed model's CPU throughput: one core's measured SGEMM times the
      * cores, as plan_speed_dev_cpu counts it (the all-core run suffers most

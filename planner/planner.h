@@ -38,7 +38,7 @@ typedef struct plan_device {
     double bandwidth_gbs;      /* memory bandwidth, vendor or measured */
     double fp16_tflops, fp32_tflops;
     double link_gbs;           /* host link per direction, 0 = unknown */
-    bool bandwidth_measured;   /* GPU: bandwidth_gbs is the probe's read, not the datasheet's */
+    bool bandwidth_measured;   /* bandwidth_gbs is the probe's read, not the datasheet's */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
@@ -363,6 +363,10 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
  * probe's read when there is one, else the datasheet's times
  * PLAN_GPU_READ_OF_SPEC; the GPU constants (bw_eff) are fitted on that basis. */
 #define PLAN_GPU_READ_OF_SPEC 0.90 /* docs/gpu.md: published coalesced read on a GH200, 3614.6 of 4000 GB/s */
+/* A CPU platform's datasheet bandwidth (channels x 8 B x MT/s) to what all its
+ * cores read, the basis of the CPU constants (the probe's read): STREAM-like
+ * all-core reads sustain 70-90% of it (data/hardware.json cpu_platform notes). */
+#define PLAN_CPU_READ_OF_SPEC 0.80
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d);
 /* A probed GPU as a plan device (measured bandwidth and link when present). */
 void plan_device_from_gpu(plan_device *d, const probe_gpu *g);

@@ -17,8 +17,9 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%.63s", d->id);
     s->backend = d->backend;
-    s->mem_gbs = d->backend == PLAN_CPU || d->bandwidth_measured ? d->bandwidth_gbs
-                                                                   : d->bandwidth_gbs * PLAN_GPU_READ_OF_SPEC;
+    s->mem_gbs = d->bandwidth_measured         ? d->bandwidth_gbs
+                 : d->backend == PLAN_CPU      ? d->bandwidth_gbs * PLAN_CPU_READ_OF_SPEC
+                                               : d->bandwidth_gbs * PLAN_GPU_READ_OF_SPEC;
     if (d->backend == PLAN_CPU) {
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
                                        : PLAN_DEFAULT_CPU_GFLOPS * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);

@@ -96,6 +96,10 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(x['backe
 t 0 "plan --backend cpu" "$bin" plan llama-2-7b --hw rx-7900-xtx,cpu-ddr5-6400-2ch --backend cpu --bench tg128 -o json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['n_gpu_layers']==0 and r[0]['backends']=='CPU', r" "$out" || fail=1
 t 0 "catalog default backend" "$bin" plan llama-2-7b --hw arc-b580 --bench tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backends']=='SYCL', r" "$out" || fail=1
+t 0 "catalog default backend, Strix Halo" "$bin" plan llama-2-7b --hw ryzen-ai-max-plus-395 --bench tg128 -o json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backends']=='Vulkan', r" "$out" || fail=1
+t 0 "plan --backend sycl" "$bin" plan llama-2-7b --hw arc-b580 --backend sycl --bench pp512,tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(x['backends']=='SYCL' and x['avg_ts']>0 for x in r), r" "$out" || fail=1
 t 2 "plan --backend bad" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend opencl
 exit $fail
