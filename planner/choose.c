@@ -3,62 +3,13 @@
  * row. The objective is in planner.h (plan_choose). */
 #include "planner/planner.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define QUALITY_LINE_MAX 512
-#define QUALITY_FIELDS 6           /* family,quant,ppl_pct,kld,top_pct,source */
-#define NAME_KEY_MAX 160
-
 static const char *const where_names[] = {"GPU", "GPU+experts in RAM", "split", "CPU", "does not fit"};
 const char *plan_where_name(int w) { return w >= PLAN_ON_GPU && w <= PLAN_ON_NONE ? where_names[w] : "?"; }
-
-/* Lower-case letters and digits only: "Meta-Llama-3.1-8B" -> "metallama318b",
- * so "Llama-3" is found in any spelling of a Llama 3 model's name. */
-static void name_key(const char *s, char *out, size_t cap) {
-    size_t n = 0;
-    for (; *s && n + 1 < cap; s++)
-        if (isalnum((unsigned char)*s)) out[n++] = (char)tolower((unsigned char)*s);
-    out[n] = '\0';
-}
-
-static bool same_family(const model_hparams *hp, const char *family) {
-    char name[NAME_KEY_MAX], fam[NAME_KEY_MAX];
-    name_key(hp->name, name, sizeof name);
-    name_key(family, fam, sizeof fam);
-    return fam[0] && strstr(name, fam);
-}
-
-int plan_quality(const model_hparams *hp, const char *ftype, plan_quality_info *q) {
-    memset(q, 0, sizeof *q);
-    q->ppl_pct = q->kld = -1;
-    const char *cur = plan_data_file("quality.csv");
-    char line[QUALITY_LINE_MAX];
-    bool header = false;
-    int got, found = 0;
-    while (cur && (got = plan_csv_line(&cur, line, sizeof line)) != 0) {
-        if (got < 0 || !line[0] || line[0] == '#') continue;
-        if (!header) {
-            header = true;
-            continue;
-        }
-        char *f[QUALITY_FIELDS];
-        if (plan_csv_fields(line, f, QUALITY_FIELDS) < 4 || strcasecmp(f[1], ftype)) continue;
-        /* The model's own family wins over a borrowed one. */
-        bool own = hp && same_family(hp, f[0]);
-        if (found && !own) continue;
-        q->ppl_pct = f[2][0] ? strtod(f[2], NULL) : -1;
-        q->kld = f[3][0] ? strtod(f[3], NULL) : -1;
-        snprintf(q->family, sizeof q->family, "%s", f[0]);
-        q->borrowed = hp && !own;
-        found = 1;
-        if (own) break;
-    }
-    return found ? FC_OK : FC_EINPUT;
-}
 
 /* The model at file type ft: the model itself when it is a GGUF of that
  * type (its exact tensor table), else llama-quantize's mix rebuilt from its
@@ -92,6 +43,7 @@ static int row_add(plan_choice *c, const model_desc *model, const model_ftype_in
     r->file_bytes = descs[c->n_row - 1].file_bytes;
     r->native = is_native;
     r->requant = native && !is_native;
+    r->quality_scale = 1;
     if (is_native) {
         r->ppl_pct = r->kld = 0;
         snprintf(r->quality_from, sizeof r->quality_from, "the release itself");
@@ -100,8 +52,39 @@ static int row_add(plan_choice *c, const model_desc *model, const model_ftype_in
         r->kld = q.kld;
         snprintf(r->quality_from, sizeof r->quality_from, "%s", q.family);
         r->quality_borrowed = q.borrowed;
+        r->quality_scale = q.scale;
+        snprintf(c->quality_family, sizeof c->quality_family, "%s", q.model_family);
     }
     return FC_OK;
+}
+
+/* One line on where the quality figures come from when any row's are not
+ * the model's family's own: per family lent, the types and the scale. */
+static void quality_explain(plan_choice *c) {
+    c->quality_note[0] = '\0';
+    size_t n = 0, cap = sizeof c->quality_note;
+    int n_own = 0;
+    for (int i = 0; i < c->n_row; i++) n_own += !c->row[i].native && !c->row[i].quality_borrowed;
+    for (int i = 0; i < c->n_row && n < cap; i++) {
+        const plan_choice_row *r = &c->row[i];
+        bool first = true;
+        if (!r->quality_borrowed) continue;
+        for (int j = 0; j < i && first; j++)
+            first = !(c->row[j].quality_borrowed && !strcmp(c->row[j].quality_from, r->quality_from));
+        if (!first) continue;
+        int k = 0;
+        for (int j = i; j < c->n_row; j++)
+            k += c->row[j].quality_borrowed && !strcmp(c->row[j].quality_from, r->quality_from);
+        n += (size_t)snprintf(c->quality_note + n, cap - n, "%s%d type%s borrowed from %s", n ? "; " : "", k,
+                              k == 1 ? "" : "s", r->quality_from);
+        if (n < cap && fabs(r->quality_scale - 1) > 0.005)
+            n += (size_t)snprintf(c->quality_note + n, cap - n, " scaled x%.2f to %s's own figures", r->quality_scale,
+                                  c->quality_family);
+    }
+    if (n && n < cap && n_own)
+        snprintf(c->quality_note + n, cap - n, "; %d measured on %s", n_own, c->quality_family);
+    else if (n && n < cap)
+        snprintf(c->quality_note + n, cap - n, ": none are published for %s", c->quality_family);
 }
 
 static int rows_init(plan_choice *c, const model_desc *model, model_desc *descs, bool *own, fc_err *err) {
@@ -149,9 +132,14 @@ static double loss_key(const plan_choice_row *r) { return r->ppl_pct >= 0 ? r->p
  * so among them the faster wins — nobody wants F16 at half Q8_0's speed. */
 #define PLAN_NEGLIGIBLE_PPL_PCT 0.1
 
-static bool same_quality(const plan_choice_row *a, const plan_choice_row *b) {
-    return loss_key(a) <= PLAN_NEGLIGIBLE_PPL_PCT && loss_key(b) <= PLAN_NEGLIGIBLE_PPL_PCT;
+/* A figure scaled from another family is an estimate: it counts as
+ * negligible only when the measured figure it came from was, so a scale
+ * never promotes a type into the lossless group on its own. */
+static bool negligible(const plan_choice_row *r) {
+    return loss_key(r) <= PLAN_NEGLIGIBLE_PPL_PCT * (r->quality_scale < 1 ? r->quality_scale : 1);
 }
+
+static bool same_quality(const plan_choice_row *a, const plan_choice_row *b) { return negligible(a) && negligible(b); }
 
 static bool better(const plan_choice_row *a, const plan_choice_row *b) {
     if (same_quality(a, b)) return a->speed.tg128 > b->speed.tg128;
@@ -259,6 +247,7 @@ int plan_choose(plan_choice *c, const model_desc *model, const plan_hw *hw, cons
     bool own[PLAN_CHOICE_MAX] = {0};
     plan_memory *m = calloc(1, sizeof *m);
     int rc = descs && m ? rows_init(c, model, descs, own, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if (!rc) quality_explain(c);
     plan_params base = *p;
     bool any_fit = false;
     while (!rc) {

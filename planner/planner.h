@@ -576,15 +576,20 @@ uint32_t plan_full_depth(const plan_params *p);
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
 
-/* Quality loss of a llama.cpp file type relative to F16 (data/quality.csv):
- * perplexity increase in percent and KL divergence, -1 where not published;
- * family names the models measured, and borrowed says they are not of the
- * planned model's family (hp NULL: any family). FC_EINPUT if the type has
- * no published figures. */
+/* Quality loss of a llama.cpp file type relative to F16 (data/quality.csv,
+ * planner/quality.c): perplexity increase in percent and KL divergence, -1
+ * where not published. The model's family (data/quality_families.csv, by
+ * name; hp NULL: the reference family) gives them; a type its family has no
+ * figures for comes from the family it borrows from, scaled to it (scale:
+ * the factor, 1 = as measured); family names the models measured and
+ * borrowed says they are not of the model's family. FC_EINPUT if no family
+ * in the chain publishes the type. */
 typedef struct plan_quality_info {
     double ppl_pct, kld;
-    char family[32];
+    char family[32];               /* the family the figures were measured on */
+    char model_family[32];         /* the planned model's family */
     bool borrowed;
+    double scale;
 } plan_quality_info;
 int plan_quality(const model_hparams *hp, const char *ftype, plan_quality_info *q);
 
@@ -619,6 +624,7 @@ typedef struct plan_choice_row {
     double ppl_pct, kld;           /* -1 = not published */
     char quality_from[32];         /* the family the quality figures were measured on */
     bool quality_borrowed;         /* ... which is not this model's */
+    double quality_scale;          /* borrowed figures scaled to this model's family by this; 1 = as measured */
     bool native;                   /* the format the model is published in */
     bool requant;                  /* re-quantized from a native format: never better, not chosen */
     char why[PLAN_WHY_LEN];        /* one line: why this row is or is not the choice */
@@ -633,6 +639,8 @@ typedef struct plan_choice {
     uint32_t n_ctx;                /* the context the table was made for */
     double min_tps;                /* the floor the choice used */
     char reason[256];
+    char quality_family[32];       /* the model's family in data/quality_families.csv */
+    char quality_note[PLAN_WHY_LEN * 2]; /* where the quality figures come from, when not all the model's family's */
 } plan_choice;
 
 /* Every quantization of `model` on hw at p's context (shrunk by halves down

@@ -47,6 +47,7 @@ static json_t *choice_json(const plan_result *r) {
         json_object_set_new(j, "kl_divergence", q->kld >= 0 ? json_real(q->kld) : json_null());
         json_object_set_new(j, "quality_from", json_string(q->quality_from));
         json_object_set_new(j, "quality_borrowed", json_boolean(q->quality_borrowed));
+        json_object_set_new(j, "quality_scale", json_real(q->quality_scale));
         json_object_set_new(j, "native", json_boolean(q->native));
         json_object_set_new(j, "why", json_string(q->why));
         json_array_append_new(rows, j);
@@ -58,6 +59,8 @@ static json_t *recommendation_json(const plan_result *r) {
     const plan_choice *c = r->choice;
     json_t *rec = json_object();
     json_object_set_new(rec, "reason", json_string(c->reason));
+    json_object_set_new(rec, "quality_family", json_string(c->quality_family));
+    json_object_set_new(rec, "quality_note", c->quality_note[0] ? json_string(c->quality_note) : json_null());
     json_object_set_new(rec, "n_ctx", json_integer(c->n_ctx));
     json_object_set_new(rec, "min_tps", json_real(c->min_tps));
     json_object_set_new(rec, "runner_up", c->runner_up >= 0 ? json_string(c->row[c->runner_up].quant) : json_null());

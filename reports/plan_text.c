@@ -81,13 +81,7 @@ static void choice_text(FILE *out, const plan_result *r) {
     fprintf(out, "%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s  %s\n", "quant", "file", "fits", "ngl", "pp512", "tg128",
             "tg@ctx", "PPL +%", "KLD", "why");
     for (int i = 0; i < c->n_row; i++) quant_row(out, c, i);
-    bool borrowed = false;
-    for (int i = 0; i < c->n_row; i++) borrowed |= c->row[i].quality_borrowed;
-    for (int i = 0; i < c->n_row && borrowed; i++)
-        if (c->row[i].quality_borrowed) {
-            fprintf(out, "quality figures borrowed from %s: none are published for this model\n", fc_safe(c->row[i].quality_from));
-            break;
-        }
+    if (c->quality_note[0]) fprintf(out, "quality: %s\n", fc_safe(c->quality_note));
     if (c->best < 0) {
         fprintf(out, "\nrecommended  nothing: %s\n", fc_safe(c->reason));
         return;
