@@ -8,7 +8,7 @@
 enum {
     L_MODEL, L_SIZE, L_PARAMS, L_CTX, L_TYPE_K, L_TYPE_V, L_FA, L_UBATCH, L_NGL, L_DEVICE, L_DEVICE_NAME, L_BACKEND,
     L_LAYERS,
-    L_WEIGHTS, L_KV, L_COMPUTE, L_OUTPUT, L_OVERHEAD, L_TOTAL, L_FREE, L_MARGIN, L_VERDICT, L_SCHEMA, L_COUNT
+    L_WEIGHTS, L_KV, L_COMPUTE, L_OUTPUT, L_OVERHEAD, L_TOTAL, L_FREE, L_ANON, L_MAPPED, L_PINNED, L_REPACK, L_MARGIN, L_VERDICT, L_SCHEMA, L_COUNT
 };
 static const rep_col plan_cols[L_COUNT] = {
     [L_MODEL] = {"model_type", "model", REP_LEFT, false},
@@ -31,6 +31,11 @@ static const rep_col plan_cols[L_COUNT] = {
     [L_OVERHEAD] = {"overhead_bytes", "overhead", REP_RIGHT, false},
     [L_TOTAL] = {"total_bytes", "total", REP_RIGHT, false},
     [L_FREE] = {"free_bytes", "free", REP_RIGHT, false},
+    /* as the OS sees it (docs/planner-memory.md): total = anon + mapped (reclaimable file pages) */
+    [L_ANON] = {"anon_bytes", "anon", REP_RIGHT, false},
+    [L_MAPPED] = {"mapped_bytes", "mapped (reclaimable)", REP_RIGHT, false},
+    [L_PINNED] = {"pinned_bytes", NULL, REP_RIGHT, false},
+    [L_REPACK] = {"repack_bytes", NULL, REP_RIGHT, false},
     [L_MARGIN] = {"margin_bytes", NULL, REP_RIGHT, false},
     [L_VERDICT] = {"verdict", "verdict", REP_LEFT, false},
     [L_SCHEMA] = {"schema", NULL, REP_LEFT, false},
@@ -58,7 +63,8 @@ static void device_row(rep_table *t, const plan_result *r, const plan_device *de
     rep_cell_str(t, L_DEVICE_NAME, dev->name);
     rep_cell_str(t, L_BACKEND, plan_backend_name(dev->backend));
     rep_cell_i64(t, L_LAYERS, dm->n_layers);
-    const uint64_t parts[] = {dm->weights, dm->kv, dm->compute, dm->output, dm->overhead, dm->total, dm->capacity};
+    const uint64_t parts[] = {dm->weights, dm->kv,     dm->compute, dm->output, dm->overhead, dm->total,
+                              dm->capacity, dm->anon, dm->mapped,  dm->pinned, dm->repack};
     for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) rep_cell_gib(t, L_WEIGHTS + (int)i, parts[i]);
     rep_cell_i64(t, L_MARGIN, dm->margin);
     rep_cell_str(t, L_VERDICT, plan_verdict_name(dm->verdict));

@@ -22,6 +22,21 @@ t 2 "plan unknown hw" "$bin" plan llama-3.1-8b --hw gtx-9999
 t 2 "plan q8_0 V cache without FA" "$bin" plan llama-3.1-8b --kv q8_0 --fa off
 t 0 "plan catalog model" "$bin" plan llama-3.1-8b --hw rtx-4090
 grep -q "fits" "$out" || { echo "FAIL: plan printed no verdict"; fail=1; }
+# -o rows carry the same memory split as --json's devices (one fact, two renderings):
+# anon + mapped = total, and the host's mapped (reclaimable) file pages are not zero on a CPU plan.
+"$bin" plan qwen3-8b --hw cpu-ddr5-6400-2ch:64 -o jsonl >"$out.rows" 2>"$errf" &&
+"$bin" plan qwen3-8b --hw cpu-ddr5-6400-2ch:64 --json >"$out.doc" 2>>"$errf" || { echo "FAIL: plan -o jsonl"; cat "$errf"; fail=1; }
+python3 - "$out.rows" "$out.doc" <<'PY' || fail=1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+devs = json.load(open(sys.argv[2]))["devices"]
+keys = ("anon_bytes", "mapped_bytes", "pinned_bytes", "repack_bytes", "total_bytes")
+assert [{k: r[k] for k in keys} for r in rows] == [{k: d[k] for k in keys} for d in devs], (rows, devs)
+assert all(r["anon_bytes"] + r["mapped_bytes"] == r["total_bytes"] for r in rows), rows
+assert rows[-1]["mapped_bytes"] > 0, rows[-1]
+PY
+"$bin" plan qwen3-8b --hw cpu-ddr5-6400-2ch:64 -o csv | head -1 | grep -q "anon_bytes,mapped_bytes" || { echo "FAIL: -o csv lacks anon/mapped"; fail=1; }
+rm -f "$out.rows" "$out.doc"
 t 0 "plan --json" "$bin" plan qwen3-30b-a3b --hw rtx-4090,rtx-4090 --ctx 8192 --json
 python3 - "$out" <<'PY' || fail=1
 import json, sys
