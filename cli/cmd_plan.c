@@ -259,6 +259,11 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
 }
 
 static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
+    if (r->cluster) { /* several hosts: their own schema (docs/rpc.md) */
+        if (a->json) cli_print_json(rep_cluster_json(r->cluster));
+        else rep_cluster_text(stdout, r->cluster);
+        return FC_OK;
+    }
     if (a->n_bench > 0) /* llama-bench's own formats: md unless -o says otherwise; --json is -o json */
         return rep_plan_bench_write(r, stdout, a->table ? a->fmt : a->json ? REP_FMT_JSON : REP_FMT_MD, err);
     if (a->table) {
@@ -272,44 +277,6 @@ static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
     return FC_OK;
 }
 
-/* --hw 'a=...;b=...': several hosts on llama.cpp's RPC backend (docs/rpc.md). */
-static int plan_cluster_run(const plan_args *a, const model_desc *model, fc_err *err) {
-    plan_cluster *c = calloc(1, sizeof *c);
-    plan_cluster_splits *sp = calloc(1, sizeof *sp);
-    plan_cluster_result *req = calloc(1, sizeof *req);
-    plan_efficiency *e = calloc(1, sizeof *e);
-    int rc = c && sp && req && e ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
-    if (!rc) rc = plan_cluster_resolve(c, a->hw, a->link, err);
-    if (!rc && a->params.n_tensor_split > (uint32_t)c->hw.n_gpu)
-        rc = fc_err_set(err, FC_EINPUT, "--tensor-split: %u values for %d devices", a->params.n_tensor_split, c->hw.n_gpu);
-    if (!rc) rc = plan_efficiency_load(e, NULL, err);
-    if (!rc) rc = plan_cluster_split(c, model, &a->params, e, a->n_prompt, a->n_gen, sp, err);
-    bool asked = a->params.n_tensor_split > 0 || a->params.n_gpu_layers != PLAN_NGL_ALL;
-    if (!rc && asked) rc = plan_cluster_eval(c, model, &a->params, e, a->n_prompt, a->n_gen, req, err);
-    if (!rc) {
-        const plan_cluster_result *shown = asked ? req : sp->best_fits ? &sp->best : &sp->dflt;
-        char file[PLAN_FILE_MAX], cmd[PLAN_CMD_MAX];
-        bool exists;
-        const model_ftype_info *ft = model_ftype_by_id(model->hp.file_type);
-        plan_model_file(model, a->model, ft ? ft->name : "", file, sizeof file, &exists);
-        plan_cluster_llama_cmd(c, &a->params, shown->layers, file, cmd, sizeof cmd);
-        rep_cluster_view v = {.model_name = a->model, .cluster = c, .splits = sp, .requested = asked ? req : NULL,
-                              .n_prompt = a->n_prompt, .n_gen = a->n_gen, .llama_cmd = cmd};
-        if (a->json) cli_print_json(rep_cluster_json(&v));
-        else rep_cluster_text(stdout, &v);
-    }
-    if (sp) {
-        plan_cluster_result_free(&sp->dflt);
-        plan_cluster_result_free(&sp->best);
-    }
-    if (req) plan_cluster_result_free(req);
-    free(c);
-    free(sp);
-    free(req);
-    free(e);
-    return rc;
-}
-
 int cli_plan(int argc, char **argv) {
     plan_args a;
     int rc = plan_parse(argc, argv, &a);
@@ -317,18 +284,15 @@ int cli_plan(int argc, char **argv) {
     fc_err err = {0};
     model_desc model;
     if (model_load(&model, a.model, a.quant, &err)) return cli_report_error("plan", &err);
-    if (plan_cluster_spec_is(a.hw)) {
-        rc = plan_cluster_run(&a, &model, &err);
-        model_desc_free(&model);
-        return rc ? cli_report_error("plan", &err) : 0;
-    }
+    bool cluster = plan_cluster_spec_is(a.hw);
     plan_hw *hw = calloc(1, sizeof *hw);
     plan_result *r = calloc(1, sizeof *r);
     rc = hw && r ? FC_OK : fc_err_set(&err, FC_ERUNTIME, "out of memory");
-    if (!rc && !a.hw_all) rc = plan_hw_resolve(hw, a.hw, &err);
+    if (!rc && !a.hw_all && !cluster) rc = plan_hw_resolve(hw, a.hw, &err);
     plan_request rq = {.model = &model, .model_spec = a.model, .quant = a.quant, .hw = hw, .params = a.params,
                        .min_tps = a.min_tps, .want = PLAN_WANT_CHOICE | (a.ctx_sweep ? PLAN_WANT_SWEEP : 0),
-                       .set_backend = a.set_backend, .backend = a.backend, .bench = a.bench, .n_bench = a.n_bench};
+                       .set_backend = a.set_backend, .backend = a.backend, .bench = a.bench, .n_bench = a.n_bench,
+                       .cluster = cluster ? a.hw : NULL, .link = a.link, .n_prompt = a.n_prompt, .n_gen = a.n_gen};
     if (!rc && a.hw_all) {
         plan_rank rk;
         /* The rank's header names the model and settings: a result without hardware. */

@@ -290,3 +290,43 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
     const char *rest = strncmp(llama, "llama-server ", 13) ? llama : llama + 13;
     snprintf(buf, cap, "llama-server --rpc %s %s", rpc, rest);
 }
+
+/* ---- the whole plan: what plan_make returns for a cluster ------------------------ */
+
+void plan_cluster_plan_free(plan_cluster_plan *p) {
+    plan_cluster_result_free(&p->splits.dflt);
+    plan_cluster_result_free(&p->splits.best);
+    plan_cluster_result_free(&p->requested);
+}
+
+int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err) {
+    memset(out, 0, sizeof *out);
+    plan_cluster *c = &out->cluster;
+    const plan_params *p = &rq->params;
+    const model_desc *m = rq->model;
+    snprintf(out->model_name, sizeof out->model_name, "%s", rq->model_spec ? rq->model_spec : "");
+    out->n_prompt = rq->n_prompt > 0 ? rq->n_prompt : PLAN_TEST_PP;
+    out->n_gen = rq->n_gen > 0 ? rq->n_gen : PLAN_TEST_TG;
+    int rc = plan_cluster_resolve(c, rq->cluster, rq->link, err);
+    if (rc) return rc;
+    if (p->n_tensor_split > (uint32_t)c->hw.n_gpu)
+        return fc_err_set(err, FC_EINPUT, "--tensor-split: %u values for %d devices", p->n_tensor_split, c->hw.n_gpu);
+    plan_efficiency *own;
+    const plan_efficiency *e;
+    if ((rc = plan_efficiency_resolve(rq->eff, &own, &e, err))) return rc;
+    rc = plan_cluster_split(c, m, p, e, out->n_prompt, out->n_gen, &out->splits, err);
+    out->has_requested = p->n_tensor_split > 0 || p->n_gpu_layers != PLAN_NGL_ALL;
+    if (!rc && out->has_requested) rc = plan_cluster_eval(c, m, p, e, out->n_prompt, out->n_gen, &out->requested, err);
+    free(own);
+    if (rc) {
+        plan_cluster_plan_free(out);
+        return rc;
+    }
+    const plan_cluster_result *shown =
+        out->has_requested ? &out->requested : out->splits.best_fits ? &out->splits.best : &out->splits.dflt;
+    const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
+    plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
+    plan_cluster_llama_cmd(c, p, shown->layers, out->file, out->llama_cmd, sizeof out->llama_cmd);
+    for (int h = 1; h < c->n_host; h++) plan_cluster_rpc_cmd(c, h, out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
+    return FC_OK;
+}

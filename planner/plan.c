@@ -82,9 +82,22 @@ static int bench_fill(const plan_request *rq, plan_result *r, const plan_efficie
     return rc;
 }
 
+/* Several hosts: the cluster's own plan (planner/cluster_plan.c). */
+static int cluster_fill(const plan_request *rq, plan_result *r, fc_err *err) {
+    r->params = rq->params;
+    if (!(r->cluster = fc_malloc(sizeof *r->cluster, err))) return FC_ERUNTIME;
+    int rc = plan_cluster_make(rq, r->cluster, err);
+    if (rc) {
+        free(r->cluster);
+        r->cluster = NULL;
+    }
+    return rc;
+}
+
 int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     memset(r, 0, sizeof *r);
     r->model = rq->model;
+    if (rq->cluster) return cluster_fill(rq, r, err);
     r->hw = *rq->hw;
     r->params = rq->params;
     if (rq->set_backend && (rq->backend < 0 || rq->backend >= PLAN_BACKEND_COUNT))
@@ -134,4 +147,7 @@ out:
 void plan_result_free(plan_result *r) {
     free(r->choice);
     r->choice = NULL;
+    if (r->cluster) plan_cluster_plan_free(r->cluster);
+    free(r->cluster);
+    r->cluster = NULL;
 }

@@ -703,7 +703,13 @@ typedef struct plan_request {
     int backend;                   /* PLAN_CPU: no layers on GPUs); else each device's own default */
     const plan_bench_test *bench;  /* --bench: llama-bench tests to predict; NULL/0: none */
     int n_bench;
+    /* several hosts (docs/rpc.md): hw is unused, the planner resolves these */
+    const char *cluster;           /* --hw 'a=...;b=...'; NULL: one machine */
+    const char *link;              /* --link between them; NULL: 1gbe */
+    int n_prompt, n_gen;           /* the llama-bench tests a cluster's speed is for; 0: pp512, tg128 */
 } plan_request;
+
+struct plan_cluster_plan;
 
 typedef struct plan_result {
     const model_desc *model;       /* the request's model (borrowed) */
@@ -727,10 +733,12 @@ typedef struct plan_result {
     plan_bench_test bench[PLAN_BENCH_MAX]; /* the request's --bench tests, predicted for the requested placement */
     double bench_tps[PLAN_BENCH_MAX];
     int n_bench;
+    struct plan_cluster_plan *cluster; /* a request with a cluster: the whole plan is here (the rest is empty) */
 } plan_result;
 
 /* Fills res (FC_EINPUT for a request the hardware cannot take, e.g. more
- * -ts values than GPUs). Free with plan_result_free. */
+ * -ts values than GPUs); a request with a cluster fills res->cluster
+ * (plan_cluster_make). Free with plan_result_free. */
 int plan_make(const plan_request *rq, plan_result *res, fc_err *err);
 void plan_result_free(plan_result *res);
 
@@ -844,8 +852,32 @@ typedef struct plan_cluster_splits {
 int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
                        int n_prompt, int n_gen, plan_cluster_splits *out, fc_err *err);
 /* The rpc-server line for host h (h >= 1) and llama-server's on the main host. */
+#define PLAN_RPC_CMD_MAX 256
 void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap);
 void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, const char *file,
                             char *buf, size_t cap);
+
+/* The whole plan across hosts, as plan_make returns it for a request with a
+ * cluster: the hosts and link, llama.cpp's default split and the fastest
+ * that fits, the split asked for (-ts or -ngl given), and the commands for
+ * the split shown (the one asked for, else the fastest that fits, else the
+ * default). */
+typedef struct plan_cluster_plan {
+    char model_name[PLAN_FILE_MAX];   /* the model as the user named it */
+    plan_cluster cluster;
+    int n_prompt, n_gen;
+    plan_cluster_splits splits;
+    bool has_requested;
+    plan_cluster_result requested;
+    char file[PLAN_FILE_MAX];         /* the GGUF llama-server loads */
+    bool file_exists;
+    char llama_cmd[PLAN_CMD_MAX];     /* on the main host */
+    char rpc_cmd[PLAN_MAX_HOSTS][PLAN_RPC_CMD_MAX]; /* on host h >= 1 */
+} plan_cluster_plan;
+
+/* plan_make's half for rq->cluster: resolves the hosts and link, checks -ts
+ * against the devices, and fills *out. Free with plan_cluster_plan_free. */
+int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err);
+void plan_cluster_plan_free(plan_cluster_plan *p);
 
 #endif

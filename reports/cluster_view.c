@@ -15,7 +15,7 @@ static void split_str(const plan_cluster *c, const plan_cluster_result *r, char 
         k += (size_t)snprintf(buf + k, cap - k, "%s%u", g ? "," : "", r->layers[g]);
 }
 
-static void text_result(FILE *out, const plan_cluster *c, const plan_cluster_result *r, const rep_cluster_view *v,
+static void text_result(FILE *out, const plan_cluster *c, const plan_cluster_result *r, const plan_cluster_plan *v,
                         const char *title) {
     char ts[128], a[32], b[32];
     split_str(c, r, ts, sizeof ts);
@@ -55,21 +55,17 @@ static void text_result(FILE *out, const plan_cluster *c, const plan_cluster_res
             fc_fmt_bytes(r->remote_cached_bytes, b, sizeof b));
 }
 
-void rep_cluster_text(FILE *out, const rep_cluster_view *v) {
-    const plan_cluster *c = v->cluster;
+void rep_cluster_text(FILE *out, const plan_cluster_plan *v) {
+    const plan_cluster *c = &v->cluster;
     fprintf(out, "plan        %s on %s\n", fc_safe(v->model_name), fc_safe(c->hw.label));
     fprintf(out, "link        %s: %.3f GB/s TCP goodput each way, %.0f us round trip  [%s]\n", fc_safe(c->link.name),
             c->link.gbs, c->link.rtt_us, fc_safe(c->link.source));
-    if (v->requested) text_result(out, c, v->requested, v, "as asked");
-    text_result(out, c, &v->splits->dflt, v, "llama.cpp's default split (by free memory)");
-    if (v->splits->best_fits) text_result(out, c, &v->splits->best, v, "fastest split that fits");
+    if (v->has_requested) text_result(out, c, &v->requested, v, "as asked");
+    text_result(out, c, &v->splits.dflt, v, "llama.cpp's default split (by free memory)");
+    if (v->splits.best_fits) text_result(out, c, &v->splits.best, v, "fastest split that fits");
     else fprintf(out, "\nno split of whole layers fits these hosts\n");
     fprintf(out, "\ncommands\n");
-    for (int h = 1; h < c->n_host; h++) {
-        char cmd[256];
-        plan_cluster_rpc_cmd(c, h, cmd, sizeof cmd);
-        fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[h]), cmd);
-    }
+    for (int h = 1; h < c->n_host; h++) fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[h]), v->rpc_cmd[h]);
     fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[0]), fc_safe(v->llama_cmd));
     fprintf(out, "  (rpc-server has no authentication: keep it on a trusted network; -c caches tensors > 10 MiB on its disk)\n");
 }
@@ -114,8 +110,8 @@ static json_t *result_json(const plan_cluster *c, const plan_cluster_result *r) 
     return o;
 }
 
-json_t *rep_cluster_json(const rep_cluster_view *v) {
-    const plan_cluster *c = v->cluster;
+json_t *rep_cluster_json(const plan_cluster_plan *v) {
+    const plan_cluster *c = &v->cluster;
     json_t *o = json_object(), *hosts = json_array(), *cmds = json_object();
     for (int h = 0; h < c->n_host; h++)
         json_array_append_new(hosts, json_pack("{s:s,s:s}", "name", c->host_name[h], "hw", c->host_spec[h]));
@@ -125,14 +121,10 @@ json_t *rep_cluster_json(const rep_cluster_view *v) {
                                              c->link.rtt_us, "source", c->link.source));
     json_object_set_new(o, "n_prompt", json_integer(v->n_prompt));
     json_object_set_new(o, "n_gen", json_integer(v->n_gen));
-    if (v->requested) json_object_set_new(o, "requested", result_json(c, v->requested));
-    json_object_set_new(o, "default_split", result_json(c, &v->splits->dflt));
-    if (v->splits->best_fits) json_object_set_new(o, "fastest_split", result_json(c, &v->splits->best));
-    for (int h = 1; h < c->n_host; h++) {
-        char cmd[256];
-        plan_cluster_rpc_cmd(c, h, cmd, sizeof cmd);
-        json_object_set_new(cmds, c->host_name[h], json_string(cmd));
-    }
+    if (v->has_requested) json_object_set_new(o, "requested", result_json(c, &v->requested));
+    json_object_set_new(o, "default_split", result_json(c, &v->splits.dflt));
+    if (v->splits.best_fits) json_object_set_new(o, "fastest_split", result_json(c, &v->splits.best));
+    for (int h = 1; h < c->n_host; h++) json_object_set_new(cmds, c->host_name[h], json_string(v->rpc_cmd[h]));
     json_object_set_new(cmds, c->host_name[0], json_string(v->llama_cmd));
     json_object_set_new(o, "commands", cmds);
     return o;

@@ -136,19 +136,9 @@ json_t *rep_plan_json(const struct plan_result *r);
 void rep_rank_text(FILE *out, const struct plan_result *r, const struct plan_rank *rk, double min_tps);
 json_t *rep_rank_json(const struct plan_result *r, const struct plan_rank *rk, double min_tps);
 /* A plan across hosts on llama.cpp's RPC backend (plan --hw 'a=...;b=...'). */
-struct plan_cluster;
-struct plan_cluster_result;
-struct plan_cluster_splits;
-typedef struct rep_cluster_view {
-    const char *model_name;
-    const struct plan_cluster *cluster;
-    const struct plan_cluster_splits *splits;    /* llama.cpp's default -ts and the fastest that fits */
-    const struct plan_cluster_result *requested; /* the -ts asked for, NULL = none */
-    int n_prompt, n_gen;                         /* the llama-bench tests the speeds are for */
-    const char *llama_cmd;                       /* the main host's llama-server line */
-} rep_cluster_view;
-void rep_cluster_text(FILE *out, const rep_cluster_view *v);
-json_t *rep_cluster_json(const rep_cluster_view *v);
+struct plan_cluster_plan;
+void rep_cluster_text(FILE *out, const struct plan_cluster_plan *p);
+json_t *rep_cluster_json(const struct plan_cluster_plan *p);
 /* The bare `fitcheck` main job: one line per catalog model. */
 void rep_fits_head(FILE *out, const struct plan_result *first);
 void rep_fits_row(FILE *out, const char *name, double params_b, const struct plan_result *r);

@@ -101,6 +101,52 @@ static void test_plan(const model_desc *m) {
     free(c);
 }
 
+/* The one planning path: a request with a cluster comes back from plan_make
+ * with everything a renderer shows — both splits, the split asked for, the
+ * commands built for the split shown — so the CLI computes nothing. */
+static void test_make(const model_desc *m) {
+    plan_efficiency *e = calloc(1, sizeof *e);
+    fc_err err = {0};
+    CHECK(plan_efficiency_builtin(e, &err) == FC_OK);
+    plan_request rq = {.model = m, .model_spec = "m.gguf", .eff = e, .cluster = "a=rtx-4090;b=rtx-3090;c=rtx-3090",
+                       .link = "1gbit:0.3ms", .n_prompt = 64, .n_gen = 16};
+    plan_params_default(&rq.params);
+    plan_result r;
+    int rc = plan_make(&rq, &r, &err);
+    CHECK_MSG(rc == FC_OK && r.cluster, "%s", err.msg);
+    if (!rc && r.cluster) {
+        const plan_cluster_plan *cp = r.cluster;
+        CHECK(cp->n_prompt == 64 && cp->n_gen == 16 && cp->cluster.n_host == 3 && !cp->has_requested);
+        CHECK(cp->splits.best_fits && fabs(cp->cluster.link.rtt_us - 300) < 1e-9);
+        /* the command carries the fastest split's -ts, in llama.cpp's device order */
+        char ts[64];
+        snprintf(ts, sizeof ts, " -ts %u,%u,%u", cp->splits.best.layers[0], cp->splits.best.layers[1],
+                 cp->splits.best.layers[2]);
+        CHECK_MSG(strstr(cp->llama_cmd, "llama-server --rpc b:50052,c:50052 ") && strstr(cp->llama_cmd, ts) &&
+                  strstr(cp->llama_cmd, " -m m-Q4_K_M.gguf "), "%s (want%s)", cp->llama_cmd, ts);
+        CHECK(strstr(cp->rpc_cmd[1], "ggml-rpc-server -H <b's LAN address> -p 50052") && strstr(cp->rpc_cmd[2], "<c's"));
+        plan_result_free(&r);
+        CHECK(!r.cluster);
+    }
+    /* -ts given: the requested split is evaluated and is the one the command runs */
+    rq.params.n_tensor_split = 3;
+    rq.params.tensor_split[0] = 1, rq.params.tensor_split[1] = 1, rq.params.tensor_split[2] = 2;
+    if (!(rc = plan_make(&rq, &r, &err))) {
+        const plan_cluster_plan *cp = r.cluster;
+        char ts[64];
+        snprintf(ts, sizeof ts, " -ts %u,%u,%u", cp->requested.layers[0], cp->requested.layers[1], cp->requested.layers[2]);
+        CHECK(cp->has_requested && cp->requested.tg_tps > 0 && strstr(cp->llama_cmd, ts));
+        CHECK(cp->requested.layers[2] > cp->requested.layers[0]);
+        plan_result_free(&r);
+    }
+    CHECK_MSG(rc == FC_OK, "%s", err.msg);
+    /* more -ts values than the cluster's devices: the planner refuses */
+    rq.params.n_tensor_split = 4;
+    fc_err e2 = {0};
+    CHECK(plan_make(&rq, &r, &e2) == FC_EINPUT && strstr(e2.msg, "4 values for 3 devices") && !r.cluster);
+    free(e);
+}
+
 int main(void) {
     test_parse();
     test_links();
@@ -113,6 +159,7 @@ int main(void) {
         return 1;
     }
     test_plan(&m);
+    test_make(&m);
     model_desc_free(&m);
     return check_done("cluster");
 }

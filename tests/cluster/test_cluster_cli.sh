@@ -36,4 +36,9 @@ a=rtx-4090;b=rtx-3090|11gbe|--link '11gbe'
 a=rtx-4090;b=rtx-3090|/nonexistent.json|nonexistent
 rtx-4090|10gbe|--link needs --hw with several hosts
 EOF2
+# cli/ only parses and renders: the cluster's plan comes from plan_make (planner/cluster_plan.c)
+if [ -n "${FITCHECK_SRC:-}" ] && grep -nE 'plan_cluster_(resolve|split|eval|llama_cmd|rpc_cmd|make)' \
+        "$FITCHECK_SRC"/cli/*.c; then
+    echo "FAIL: cli/ computes a cluster plan itself (above); it belongs in planner/"; fail=1
+fi
 exit $fail
