@@ -77,20 +77,27 @@ static double lat_measure(probe_pool *pool, size_t bytes, bool hugepages) {
 
 int probe_latency(probe_profile *p, probe_pool *pool, probe_step *st, fc_err *err) {
     (void)err;
-    uint64_t llc = 0;
+    /* The pool's buffers hold half the budget; the chase buffer and its
+     * line-order index (4 bytes per 64-byte line) share the other half.
+     * Every chase, cache levels included, stays inside it: a VM may claim a
+     * 480 MiB L3, whose half would not fit in a 256 MiB container. */
+    uint64_t budget = probe_mem_budget(p) / 2 / (PROBE_CACHE_LINE + sizeof(uint32_t)) * PROBE_CACHE_LINE;
+    uint64_t llc = 0, below = 0;
     for (int i = 0; i < p->n_caches && !fc_interrupted; i++) {
         probe_cache *c = &p->caches[i];
         if (!strcmp(c->kind, "instruction")) continue;
-        /* Half the level: past the level below, clear of this one's edge. */
-        c->latency_ns = lat_measure(pool, (size_t)(c->size_bytes / 2), true);
+        /* Half the level: past the level below, clear of this one's edge.
+         * Capped by the budget, the chase is still inside this level as long
+         * as it is past the level below; otherwise the level stays unmeasured. */
+        uint64_t bytes = c->size_bytes / 2;
+        if (bytes > budget) bytes = budget;
+        if (bytes > below) c->latency_ns = lat_measure(pool, (size_t)bytes, true);
+        if (c->size_bytes > below) below = c->size_bytes;
         if (c->size_bytes > llc) llc = c->size_bytes;
     }
     probe_step_report(st, "DRAM latency");
     uint64_t dram = (uint64_t)LAT_DRAM_LLC_MULTIPLE * llc;
     if (dram < LAT_DRAM_MIN_BYTES) dram = LAT_DRAM_MIN_BYTES;
-    /* The pool's buffers hold half the budget; the chase buffer and its
-     * line-order index (4 bytes per 64-byte line) share the other half. */
-    uint64_t budget = probe_mem_budget(p) / 2 / (PROBE_CACHE_LINE + sizeof(uint32_t)) * PROBE_CACHE_LINE;
     if (dram > budget) dram = budget;
     if (!fc_interrupted) p->dram_latency_hugepage_ns = lat_measure(pool, dram, true);
     if (!fc_interrupted) p->dram_latency_ns = lat_measure(pool, dram, false);
