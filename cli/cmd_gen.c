@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GEN_LORA_DEFAULT_RANK 8  /* PEFT's LoraConfig default r */
+#define GEN_LORA_MAX_RANK 4096
+
 static void gen_usage(FILE *out) {
     fprintf(out,
             "usage: fitcheck gen --like MODEL -o FILE.gguf [--quant TYPE] [--layers N] [--seed S] [--json]\n\n"
@@ -23,13 +26,19 @@ static void gen_usage(FILE *out) {
             "  --quant TYPE    Q4_0, Q4_K_M, Q8_0, F16, IQ4_XS, ... (default %s)\n"
             "  --layers N      keep only the first N layers (quick tests)\n"
             "  --seed S        random seed (default 1): the same seed gives the same file\n"
-            "  --json          print the summary as JSON\n",
-            MODEL_DEFAULT_QUANT, MODEL_DEFAULT_QUANT);
+            "  --json          print the summary as JSON\n\n"
+            "usage: fitcheck gen --mmproj " GEN_MMPROJ_SMOLVLM " -o FILE.gguf\n"
+            "       fitcheck gen --lora-for MODEL.gguf [--rank R] -o FILE.gguf\n"
+            "Writes what loads next to a model, as llama.cpp's converters lay it out: SmolVLM-256M's vision\n"
+            "projector (llama.cpp --mmproj), or a LoRA adapter of rank R (default %d) on MODEL's attention\n"
+            "and MLP matrices (llama.cpp --lora).\n",
+            MODEL_DEFAULT_QUANT, MODEL_DEFAULT_QUANT, GEN_LORA_DEFAULT_RANK);
 }
 
 typedef struct gen_args {
     const char *like, *out, *quant;
-    int64_t layers, seed;
+    const char *mmproj, *lora_for;
+    int64_t layers, seed, rank;
     bool json;
 } gen_args;
 
@@ -38,8 +47,9 @@ static int parse(int argc, char **argv, gen_args *a) {
         {"like", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
         {"quant", required_argument, 0, 'q'}, {"layers", required_argument, 0, 'L'},
         {"seed", required_argument, 0, 's'},  {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-    *a = (gen_args){.quant = MODEL_DEFAULT_QUANT, .seed = 1};
+        {"help", no_argument, 0, 'h'},        {"mmproj", required_argument, 0, 'm'},
+        {"lora-for", required_argument, 0, 'r'}, {"rank", required_argument, 0, 'R'}, {0, 0, 0, 0}};
+    *a = (gen_args){.quant = MODEL_DEFAULT_QUANT, .seed = 1, .rank = GEN_LORA_DEFAULT_RANK};
     int c;
     optind = 1;
     opterr = 0;
@@ -50,6 +60,12 @@ static int parse(int argc, char **argv, gen_args *a) {
         case 'o': a->out = optarg; break;
         case 'q': a->quant = optarg; break;
         case 'j': a->json = true; break;
+        case 'm': a->mmproj = optarg; break;
+        case 'r': a->lora_for = optarg; break;
+        case 'R':
+            if (!cli_parse_i64(optarg, 1, GEN_LORA_MAX_RANK, &a->rank))
+                return cli_usage_error("gen", "--rank wants a whole number from 1 to %d, not '%s'", GEN_LORA_MAX_RANK, optarg);
+            break;
         case 'L':
             if (!cli_parse_i64(optarg, 1, MODEL_MAX_LAYERS, &a->layers))
                 return cli_usage_error("gen", "--layers wants a whole number from 1 to %d, not '%s'", MODEL_MAX_LAYERS, optarg);
@@ -62,7 +78,8 @@ static int parse(int argc, char **argv, gen_args *a) {
         }
     }
     if (optind < argc) return cli_usage_error("gen", "unexpected argument '%s'", argv[optind]);
-    if (!a->like) return cli_usage_error("gen", "--like MODEL is required");
+    if (!!a->like + !!a->mmproj + !!a->lora_for != 1)
+        return cli_usage_error("gen", "say one of --like MODEL, --mmproj PRESET, --lora-for MODEL");
     if (!a->out) return cli_usage_error("gen", "-o FILE.gguf is required");
     if (!model_ftype_find(a->quant)) return cli_usage_error("gen", "unknown quantization '%s'", a->quant);
     return FC_OK;
@@ -89,10 +106,29 @@ static int describe(model_desc *d, const gen_args *a, fc_err *err) {
     return rc;
 }
 
+/* --mmproj / --lora-for: the files that load next to a model. */
+static int gen_extra(const gen_args *a) {
+    fc_err err = {0};
+    int rc;
+    if (a->mmproj) {
+        rc = gen_mmproj_write(a->mmproj, a->out, (uint64_t)a->seed, &err);
+    } else {
+        model_desc base;
+        if ((rc = model_load(&base, a->lora_for, NULL, &err))) return cli_report_error("gen", &err);
+        rc = gen_lora_write(&base, (uint32_t)a->rank, a->out, (uint64_t)a->seed, &err);
+        model_desc_free(&base);
+    }
+    if (rc) return cli_report_error("gen", &err);
+    if (a->json) cli_print_json(json_pack("{s:s,s:s}", "file", a->out, "kind", a->mmproj ? "mmproj" : "lora"));
+    else printf("wrote %s\n", fc_safe(a->out));
+    return 0;
+}
+
 int cli_gen(int argc, char **argv) {
     gen_args a;
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? 0 : rc;
+    if (a.mmproj || a.lora_for) return gen_extra(&a);
     model_desc d;
     fc_err err = {0};
     if ((rc = describe(&d, &a, &err))) return cli_report_error("gen", &err);

@@ -38,6 +38,11 @@ typedef struct plan_args {
     int backend;
     plan_bench_test bench[PLAN_BENCH_MAX]; /* --bench */
     int n_bench;
+    /* what loads next to the model: files as given, read in cli_plan */
+    const char *mmproj, *draft, *lora[PLAN_MAX_LORA];
+    int n_lora;
+    bool mmproj_on_cpu;
+    int32_t draft_ngl;
 } plan_args;
 
 static void plan_usage(FILE *out) {
@@ -84,6 +89,12 @@ static void plan_usage(FILE *out) {
             "  --cache-type-k T, --cache-type-v T  K and V cache types apart (--kv sets both)\n"
             "llama.cpp's spellings work too: -m, -c, -ngl, -ctk, -ctv, -fa, -np, -ub, -ts, -cmoe,\n"
             "-ncmoe, -nr. The plan says when the fit depends on --no-mmap, --no-repack or --mlock.\n"
+            "next to the model (llama-server's flags; counted in the memory, added to the command):\n"
+            "  --mmproj FILE    vision projector (mmproj-*.gguf): its weights and the compute buffer of one\n"
+            "                   image, on the first GPU unless --no-mmproj-offload\n"
+            "  --lora FILE      LoRA adapter (repeat for several): with the layers it adapts\n"
+            "  --draft MODEL    draft model for speculative decoding (-md): weights, KV and compute, and\n"
+            "                   the predicted speed-up against the acceptance rate; --ngld N|all its -ngld\n"
             "  --json           machine-readable output\n"
             "  -o md|csv|json|jsonl  the per-device table in that format (docs/schema-plan.md)\n",
             PLAN_DEFAULT_CTX, PLAN_DEFAULT_UBATCH, PLAN_DEFAULT_MIN_TPS);
@@ -133,6 +144,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         {"cache-type-k", required_argument, 0, 'K'}, {"cache-type-v", required_argument, 0, 'V'},
         {"model", required_argument, 0, 'M'},
         {"no-mmap", no_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {"mlock", no_argument, 0, 'L'},
+        {"mmproj", required_argument, 0, 0x104}, {"no-mmproj-offload", no_argument, 0, 0x105},
+        {"lora", required_argument, 0, 0x106}, {"draft", required_argument, 0, 0x107},
+        {"ngld", required_argument, 0, 0x108},
         {"link", required_argument, 0, 0x101}, {"pp", required_argument, 0, 0x102}, {"tg", required_argument, 0, 0x103},
         {0, 0, 0, 0},
     };
@@ -141,6 +155,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     rq->min_tps = PLAN_DEFAULT_MIN_TPS;
     rq->n_prompt = PLAN_TEST_PP;
     rq->n_gen = PLAN_TEST_TG;
+    rq->draft_ngl = PLAN_NGL_ALL;
     plan_params *p = &rq->params;
     int c;
     int64_t v;
@@ -232,6 +247,18 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
                 return cli_usage_error("plan", "%s", berr.msg);
             break;
         }
+        case 0x104: rq->mmproj = optarg; break;
+        case 0x105: rq->mmproj_on_cpu = true; break;
+        case 0x106:
+            if (rq->n_lora >= PLAN_MAX_LORA) return cli_usage_error("plan", "--lora: at most %d adapters", PLAN_MAX_LORA);
+            rq->lora[rq->n_lora++] = optarg;
+            break;
+        case 0x107: rq->draft = optarg; break;
+        case 0x108:
+            if (!strcmp(optarg, "all") || !strcmp(optarg, "auto")) rq->draft_ngl = PLAN_NGL_ALL;
+            else if (cli_parse_i64(optarg, 0, PLAN_NGL_FLAG_MAX, &v)) rq->draft_ngl = (int32_t)v;
+            else return cli_usage_error("plan", "--ngld: '%s' is not a layer count", optarg);
+            break;
         case 0x101: rq->link = optarg; break;
         case 0x102:
         case 0x103:
@@ -253,6 +280,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (!rq->model) rq->model = argv[optind];
     bool cluster = plan_cluster_spec_is(rq->hw);
     if (rq->link && !cluster) return cli_usage_error("plan", "--link needs --hw with several hosts ('a=...;b=...')");
+    if (rq->mmproj_on_cpu && !rq->mmproj) return cli_usage_error("plan", "--no-mmproj-offload needs --mmproj FILE");
+    if ((rq->mmproj || rq->draft || rq->n_lora) && (cluster || rq->hw_all))
+        return cli_usage_error("plan", "--mmproj, --lora and --draft are planned on one machine (not --hw all or several hosts)");
     if (cluster && (rq->table || rq->ctx_sweep || rq->n_bench))
         return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are not made for several hosts yet (--json; --pp/--tg)");
     return FC_OK;
@@ -277,6 +307,49 @@ static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
     return FC_OK;
 }
 
+/* Draft and target must share a vocabulary: llama.cpp refuses a draft whose
+ * vocabulary size differs by more than this (SPEC_VOCAB_MAX_SIZE_DIFFERENCE,
+ * common/speculative.cpp). */
+#define PLAN_DRAFT_VOCAB_DIFF_MAX 128
+
+/* The files of --mmproj, --lora and --draft, read and checked before anything is planned. */
+typedef struct plan_loaded_extras {
+    plan_extras x;
+    model_mmproj mmproj;
+    model_lora *lora;
+    model_desc draft;
+    bool has_draft;
+} plan_loaded_extras;
+
+static void extras_free(plan_loaded_extras *le) {
+    free(le->lora);
+    if (le->has_draft) model_desc_free(&le->draft);
+}
+
+static int extras_load(plan_loaded_extras *le, const plan_args *a, const model_desc *model, fc_err *err) {
+    memset(le, 0, sizeof *le);
+    plan_extras *x = &le->x;
+    int rc = FC_OK;
+    if (a->mmproj && !(rc = model_mmproj_load(&le->mmproj, a->mmproj, err))) x->mmproj = &le->mmproj;
+    x->mmproj_on_cpu = a->mmproj_on_cpu;
+    if (!rc && a->n_lora && !(le->lora = fc_calloc((size_t)a->n_lora, sizeof *le->lora, err))) rc = FC_ERUNTIME;
+    for (int i = 0; !rc && i < a->n_lora; i++)
+        if (!(rc = model_lora_load(&le->lora[i], a->lora[i], model, err))) x->lora[x->n_lora++] = &le->lora[i];
+    if (!rc && a->draft && !(rc = model_load(&le->draft, a->draft, NULL, err))) {
+        le->has_draft = true;
+        uint32_t nt = model->hp.n_vocab, nd = le->draft.hp.n_vocab;
+        if ((nt > nd ? nt - nd : nd - nt) > PLAN_DRAFT_VOCAB_DIFF_MAX)
+            rc = fc_err_set(err, FC_EINPUT, "--draft %s: its vocabulary has %u tokens, the model's %u: llama.cpp "
+                            "refuses a draft whose vocabulary differs by more than %d", fc_safe(a->draft), nd, nt,
+                            PLAN_DRAFT_VOCAB_DIFF_MAX);
+        x->draft = &le->draft;
+        x->draft_file = a->draft;
+        x->draft_ngl = a->draft_ngl;
+    }
+    if (rc) extras_free(le);
+    return rc;
+}
+
 int cli_plan(int argc, char **argv) {
     plan_args a;
     int rc = plan_parse(argc, argv, &a);
@@ -285,6 +358,14 @@ int cli_plan(int argc, char **argv) {
     model_desc model;
     if (model_load(&model, a.model, a.quant, &err)) return cli_report_error("plan", &err);
     bool cluster = plan_cluster_spec_is(a.hw);
+    plan_loaded_extras *le = calloc(1, sizeof *le);
+    if (!le || extras_load(le, &a, &model, &err)) {
+        if (!le) fc_err_set(&err, FC_ERUNTIME, "out of memory");
+        free(le);
+        model_desc_free(&model);
+        return cli_report_error("plan", &err);
+    }
+    if (a.mmproj || a.draft || a.n_lora) a.params.extras = &le->x;
     plan_hw *hw = calloc(1, sizeof *hw);
     plan_result *r = calloc(1, sizeof *r);
     rc = hw && r ? FC_OK : fc_err_set(&err, FC_ERUNTIME, "out of memory");
@@ -307,6 +388,8 @@ int cli_plan(int argc, char **argv) {
         rc = plan_render(&a, r, &err);
         plan_result_free(r);
     }
+    extras_free(le);
+    free(le);
     model_desc_free(&model);
     free(hw);
     free(r);

@@ -94,6 +94,10 @@ static const struct {
     {"--flash-attn", {"fa", NULL}},      {"-t", {"threads", NULL}},
     {"-m", {"model", NULL}},             {"-cmoe", {"cpu-moe", NULL}},
     {"-ncmoe", {"n-cpu-moe", NULL}},     {"-nr", {"no-repack", NULL}},
+    {"-mm", {"mmproj", NULL}},           {"-md", {"draft", NULL}},
+    {"--model-draft", {"draft", NULL}},  {"--spec-draft-model", {"draft", NULL}},
+    {"-ngld", {"ngld", NULL}},           {"--n-gpu-layers-draft", {"ngld", NULL}},
+    {"--gpu-layers-draft", {"ngld", NULL}}, {"--spec-draft-ngl", {"ngld", NULL}},
 };
 
 static const struct option *long_opt(const struct option *opts, const char *name, size_t len) {

@@ -418,4 +418,36 @@ int ollama_resolve(const char *spec, char *path, size_t cap, fc_err *err);
  * file at that type. */
 int model_load(model_desc *d, const char *spec, const char *quant, fc_err *err);
 
+/* ---- what loads next to a model (model/extras.c) -------------------------- */
+
+#define MODEL_CLIP_IMAGE_MAX 8192  /* clip.cpp refuses larger image_size (int32 patch counts) */
+
+/* A vision projector (llama.cpp --mmproj): general.architecture "clip" with
+ * a vision encoder, read as tools/mtmd/clip.cpp reads it. */
+typedef struct model_mmproj {
+    char path[4096];
+    char projector[32];          /* clip.projector_type: idefics3, gemma3, mlp, ... */
+    uint32_t image_size, patch_size, n_embd, n_ff, n_layer, n_head, proj_dim;
+    uint32_t scale_factor;       /* clip.vision.projector.scale_factor (pixel shuffle), 1 = none */
+    bool class_token;            /* v.class_embd: one more position than patches */
+    uint64_t proj_in, proj_out;  /* widest mm.* matrix: input and output width */
+    uint64_t weight_bytes, file_bytes;
+    uint32_t n_tensors;
+} model_mmproj;
+/* FC_EINPUT naming the file for anything clip.cpp would refuse, a file
+ * that is not a projector, a truncated file. */
+int model_mmproj_load(model_mmproj *m, const char *path, fc_err *err);
+
+/* A LoRA adapter (llama.cpp --lora), checked against its base model as
+ * llama-adapter.cpp checks it; its bytes by where their base tensors are. */
+typedef struct model_lora {
+    char path[4096];
+    uint64_t bytes;                          /* all pairs */
+    uint64_t layer_bytes[MODEL_MAX_LAYERS];  /* pairs adapting layer il's tensors */
+    uint64_t embd_bytes, out_bytes;          /* token_embd's pair; the output's and other non-layer ones */
+    uint32_t n_pairs, rank;
+    float alpha;
+} model_lora;
+int model_lora_load(model_lora *l, const char *path, const model_desc *base, fc_err *err);
+
 #endif

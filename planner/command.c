@@ -140,6 +140,22 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
     if (p->no_mmap) APPEND(" --no-mmap");
     if (p->no_repack) APPEND(" -nr");
     if (p->mlock) APPEND(" --mlock");
+    /* what loads next to the model (llama-server's own flags) */
+    const plan_extras *x = p->extras;
+    if (x && x->mmproj) {
+        APPEND(" --mmproj ");
+        if (n < cap) n += shell_quote(buf + n, cap - n, x->mmproj->path);
+        if (x->mmproj_on_cpu) APPEND(" --no-mmproj-offload");
+    }
+    for (int i = 0; x && i < x->n_lora; i++) {
+        APPEND(" --lora ");
+        if (n < cap) n += shell_quote(buf + n, cap - n, x->lora[i]->path);
+    }
+    if (x && x->draft) {
+        APPEND(" -md ");
+        if (n < cap) n += shell_quote(buf + n, cap - n, x->draft_file ? x->draft_file : x->draft->source);
+        APPEND(" -ngld %d", x->draft_ngl == PLAN_NGL_ALL ? PLAN_NGL_ALL_FLAG : x->draft_ngl);
+    }
     /* -ts: the user's proportions when given, else the layers each GPU
      * got, when more than one GPU takes part. */
     int used = 0;

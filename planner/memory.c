@@ -39,7 +39,7 @@ static const uint64_t backend_overhead[PLAN_BACKEND_COUNT] = {
 
 /* Verdict: "tight" when less than this much would be left (llama.cpp's
  * --fit leaves 1 GiB), or a tenth of the device on small devices. */
-#define TIGHT_MARGIN_MAX (1ull << 30)
+#define TIGHT_MARGIN_MAX PLAN_TIGHT_MARGIN_MAX
 #define TIGHT_MARGIN_DIV 10
 
 void plan_params_default(plan_params *p) {
@@ -435,7 +435,7 @@ static uint64_t tight_margin(uint64_t capacity) {
 
 /* total = anon + mapped; a GPU's memory takes all of it. */
 static void dev_totals(plan_dev_mem *dm) {
-    dm->total = dm->weights + dm->kv + dm->compute + dm->output + dm->overhead;
+    dm->total = dm->weights + dm->kv + dm->compute + dm->output + dm->overhead + dm->mmproj + dm->lora + dm->draft;
     dm->anon = dm->total - dm->mapped;
     dm->margin = (int64_t)dm->capacity - (int64_t)dm->total;
 }
@@ -490,6 +490,11 @@ static int memory_once(plan_memory *m, const model_desc *d, const plan_hw *hw, c
     m->host.output = outbuf;
     m->host.overhead = backend_overhead[PLAN_CPU];
     m->host.capacity = hw->host.mem_free;
+    m->mmproj_dev = -1;
+    if (p->extras && (rc = plan_extras_memory(m, d, hw, p, err))) {
+        free(ws);
+        return rc;
+    }
     uint64_t unified_use = 0;
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_dev_mem *dm = &m->gpu[g];
@@ -561,6 +566,10 @@ static void memory_note(plan_memory *m, const plan_params *p) {
         note_add(m, "%s %s (%s %s): %s", set ? "without" : "with", plan_load_flag_name(f), set ? "which" : "it",
                  flag_effect[f], plan_verdict_name(v));
     }
+}
+
+int plan_memory_base(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err) {
+    return memory_once(m, d, hw, p, err);
 }
 
 int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err) {

@@ -129,6 +129,20 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
         r->has_speed = true;
     else
         snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
+    if (r->has_speed && r->params.extras && r->params.extras->draft) {
+        fc_err sp = {0};
+        if (plan_spec_predict(rq->model, &r->hw, &r->mem, &r->params, e, &r->spec, &sp) == FC_OK) r->has_spec = true;
+        else note_add(r, "speculative decoding: no speed-up predicted: %s", sp.msg);
+    }
+    for (int g = 0; g < r->hw.n_gpu; g++) {
+        uint32_t n = r->wired_limit_mb[g] = plan_wired_limit_mb(&r->hw, &r->mem, g);
+        uint32_t need = (uint32_t)((r->mem.gpu[g].total + (1u << 20) - 1) >> 20);
+        if (n)
+            note_add(r, "%s fits with a higher GPU wired limit: sudo sysctl iogpu.wired_limit_mb=%u (the GPU needs "
+                     "%u MiB, plus %u MiB so it is not tight; RAM keeps %llu GiB for macOS and the host part of the "
+                     "plan beside it; the setting lasts until reboot)", r->hw.gpu[g].id, n, need, n - need,
+                     (unsigned long long)(PLAN_MACOS_RESERVE >> 30));
+    }
     if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
     if (r->has_speed && rq->n_bench > 0 && (rc = bench_fill(rq, r, e, err))) goto out;
     if (rq->want & PLAN_WANT_CHOICE) {

@@ -118,7 +118,22 @@ typedef struct plan_params {
     bool no_mmap;              /* --no-mmap (--load-mode none): weights read into anonymous buffers */
     bool mlock;                /* --mlock: the mapped weights locked in RAM */
     bool no_repack;            /* -nr / --no-repack: no CPU_REPACK copies, those weights stay mapped */
+    const struct plan_extras *extras; /* what loads next to the model; NULL = nothing (borrowed) */
 } plan_params;
+
+/* What llama-server loads next to the model (planner/extras.c,
+ * docs/planner-memory.md "Next to the model"): a vision projector (--mmproj),
+ * LoRA adapters (--lora), a draft model for speculative decoding (-md). */
+#define PLAN_MAX_LORA 8
+typedef struct plan_extras {
+    const model_mmproj *mmproj;   /* NULL: none */
+    bool mmproj_on_cpu;           /* --no-mmproj-offload */
+    const model_lora *lora[PLAN_MAX_LORA];
+    int n_lora;
+    const model_desc *draft;      /* NULL: none */
+    const char *draft_file;       /* as given, for the command */
+    int32_t draft_ngl;            /* -ngld: PLAN_NGL_ALL (llama.cpp's auto, all when they fit) or a count */
+} plan_extras;
 
 void plan_params_default(plan_params *p);
 /* -ngl as a number: PLAN_NGL_ALL is every layer and the output, n_layer + 1.
@@ -150,6 +165,8 @@ typedef struct plan_dev_mem {
     uint64_t weights, kv, compute, output, overhead, total;
     uint64_t repack;                  /* part of weights: CPU_REPACK copies (host only) */
     uint64_t anon, mapped, pinned;    /* see above */
+    uint64_t mmproj, lora, draft;     /* part of total: projector weights + one image's compute; adapters;
+                                         the draft's weights, KV, compute and output */
     uint64_t capacity;                /* free memory the plan may use */
     int64_t margin;                   /* capacity - total */
     int verdict;
@@ -174,6 +191,9 @@ typedef struct plan_memory {
     int flag_verdict[PLAN_FLAG_COUNT];
     char note[PLAN_MEM_NOTES][PLAN_MEM_NOTE_LEN];
     int n_note;
+    int mmproj_dev;                   /* device of the projector: a GPU index, -1 the host */
+    uint64_t mmproj_compute;          /* its part of that device's mmproj: encoding one image */
+    uint32_t mmproj_positions;        /* ViT positions of one image: patches (+ class token) */
 } plan_memory;
 
 /* KV cells llama.cpp allocates: n_ctx padded to 256 with flash attention
@@ -187,6 +207,16 @@ int plan_kv_layer_bytes(const model_hparams *hp, uint32_t il, uint32_t cells, ui
                         uint64_t *out, fc_err *err);
 /* The whole breakdown for model d on hw with p. */
 int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
+/* The breakdown alone, without trying the loading flags (no notes). */
+int plan_memory_base(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
+/* Adds p->extras to m, whose placement (layers per device) is done. */
+int plan_extras_memory(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
+/* The draft's own parameters: the target's context, ubatch and sequences
+ * (common_base_params_to_speculative), its -ngld, an f16 KV cache (-ctkd/-ctvd). */
+void plan_draft_params(const plan_params *p, plan_params *dp);
+/* A ViT's compute buffer for one image of its image_size (clip.cpp's
+ * reserve_compute_meta); *positions: patches + class token. */
+uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *positions);
 
 /* ---- speed: predicted prefill and decode tokens/s ---------------------------
  *
@@ -711,6 +741,37 @@ typedef struct plan_request {
 
 struct plan_cluster_plan;
 
+/* Speculative decoding with a draft model (llama-server -md). Leviathan,
+ * Kalman and Matias 2023, "Fast Inference from Transformers via Speculative
+ * Decoding" (ICML, arXiv:2211.17192), eq. 1: with acceptance rate a and k
+ * drafted tokens a step yields E = (1 - a^(k+1)) / (1 - a) tokens and costs k
+ * draft decodes plus the target's pass over k + 1 tokens: one decode's time
+ * plus what the speed model's batched cost adds from 1 to k + 1 tokens. tokens/s = E / (k * draft_s + verify_s[k]);
+ * speed-up = that x target_s. All from an empty context, as tg128. */
+#define PLAN_SPEC_N_ACCEPT 5       /* acceptance 0.5, 0.6, ... 0.9 */
+#define PLAN_SPEC_N_DRAFT 5        /* k = 1, 2, 3 (llama-server's --draft-max default), 4, 8 */
+typedef struct plan_spec {
+    double target_s, draft_s;                  /* seconds per decoded token */
+    uint32_t n_draft[PLAN_SPEC_N_DRAFT];
+    double verify_s[PLAN_SPEC_N_DRAFT];        /* the target over n_draft + 1 tokens */
+    double accept[PLAN_SPEC_N_ACCEPT];
+    double tps[PLAN_SPEC_N_ACCEPT][PLAN_SPEC_N_DRAFT];
+    double speedup[PLAN_SPEC_N_ACCEPT][PLAN_SPEC_N_DRAFT];
+} plan_spec;
+/* The table for target on its plan (mem, p) and p->extras->draft. */
+int plan_spec_predict(const model_desc *target, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
+                      const plan_efficiency *e, plan_spec *out, fc_err *err);
+
+/* Apple's GPU may wire only recommendedMaxWorkingSetSize of RAM by default;
+ * `sudo sysctl iogpu.wired_limit_mb=N` raises it (macOS 14+). The N a plan
+ * needs: the GPU's total plus the tight margin, in MiB rounded up; 0 when the
+ * plan fits already, or cannot fit even so: N never exceeds RAM less what
+ * the host part of the plan keeps resident and PLAN_MACOS_RESERVE for macOS. */
+#define PLAN_MACOS_RESERVE (4ull << 30)
+/* A device is "tight", not "fits", with less than this left (llama.cpp's --fit leaves 1 GiB). */
+#define PLAN_TIGHT_MARGIN_MAX (1ull << 30)
+uint32_t plan_wired_limit_mb(const plan_hw *hw, const plan_memory *m, int gpu);
+
 typedef struct plan_result {
     const model_desc *model;       /* the request's model (borrowed) */
     plan_hw hw;
@@ -734,6 +795,9 @@ typedef struct plan_result {
     double bench_tps[PLAN_BENCH_MAX];
     int n_bench;
     struct plan_cluster_plan *cluster; /* a request with a cluster: the whole plan is here (the rest is empty) */
+    bool has_spec;                 /* a draft model was given and both speeds are known */
+    plan_spec spec;
+    uint32_t wired_limit_mb[PLAN_MAX_DEVICES]; /* per GPU: the sysctl that makes it fit, 0 = none */
 } plan_result;
 
 /* Fills res (FC_EINPUT for a request the hardware cannot take, e.g. more

@@ -26,11 +26,54 @@ static json_t *device_json(const plan_device *dev, const plan_dev_mem *dm) {
         /* as the OS sees it (docs/planner-memory.md): total = anon + mapped; pinned is part of anon */
         {"anon_bytes", dm->anon},       {"mapped_bytes", dm->mapped},     {"pinned_bytes", dm->pinned},
         {"repack_bytes", dm->repack},
+        /* next to the model (part of total_bytes): --mmproj, --lora, --draft */
+        {"mmproj_bytes", dm->mmproj},   {"lora_bytes", dm->lora},         {"draft_bytes", dm->draft},
     };
     for (size_t i = 0; i < FC_ARRAY_LEN(parts); i++) json_object_set_new(o, parts[i].key, json_integer((json_int_t)parts[i].v));
     json_object_set_new(o, "margin_bytes", json_integer((json_int_t)dm->margin));
     json_object_set_new(o, "verdict", json_string(plan_verdict_name(dm->verdict)));
     return o;
+}
+
+static json_t *extras_json(const plan_result *r) {
+    const plan_extras *x = r->params.extras;
+    json_t *o = json_object();
+    if (x->mmproj) {
+        const model_mmproj *m = x->mmproj;
+        const plan_device *dev = r->mem.mmproj_dev >= 0 ? &r->hw.gpu[r->mem.mmproj_dev] : &r->hw.host;
+        json_object_set_new(o, "mmproj", json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:s,s:b}", "file", m->path,
+                                                   "projector", m->projector, "image_size", (int)m->image_size,
+                                                   "patch_size", (int)m->patch_size, "positions",
+                                                   (int)r->mem.mmproj_positions, "n_layer", (int)m->n_layer, "n_embd",
+                                                   (int)m->n_embd, "n_head", (int)m->n_head, "weight_bytes",
+                                                   (json_int_t)m->weight_bytes, "compute_bytes",
+                                                   (json_int_t)r->mem.mmproj_compute, "device", dev->id, "offload",
+                                                   r->mem.mmproj_dev >= 0));
+    }
+    json_t *lora = json_array();
+    for (int i = 0; i < x->n_lora; i++)
+        json_array_append_new(lora, json_pack("{s:s,s:I,s:i,s:i,s:f}", "file", x->lora[i]->path, "bytes",
+                                              (json_int_t)x->lora[i]->bytes, "rank", (int)x->lora[i]->rank, "pairs",
+                                              (int)x->lora[i]->n_pairs, "alpha", (double)x->lora[i]->alpha));
+    json_object_set_new(o, "lora", lora);
+    if (x->draft)
+        json_object_set_new(o, "draft", json_pack("{s:s,s:s,s:I,s:i}", "file", x->draft_file ? x->draft_file : "",
+                                                  "source", x->draft->source, "n_params", (json_int_t)x->draft->n_params,
+                                                  "n_gpu_layers", (int)plan_ngl_count(&(plan_params){.n_gpu_layers = x->draft_ngl},
+                                                                                       &x->draft->hp)));
+    return o;
+}
+
+static json_t *spec_json(const plan_spec *s) {
+    json_t *rows = json_array();
+    for (int a = 0; a < PLAN_SPEC_N_ACCEPT; a++)
+        for (int k = 0; k < PLAN_SPEC_N_DRAFT; k++)
+            json_array_append_new(rows, json_pack("{s:f,s:i,s:f,s:f,s:f}", "acceptance", s->accept[a], "n_draft",
+                                                  (int)s->n_draft[k], "verify_s", s->verify_s[k], "tps", s->tps[a][k],
+                                                  "speedup", s->speedup[a][k]));
+    return json_pack("{s:f,s:f,s:s,s:o}", "target_tps", 1.0 / s->target_s, "draft_tps", 1.0 / s->draft_s, "formula",
+                     "tokens per step (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, eq. 1); "
+                     "tps = tokens / (k * draft_s + verify_s)", "table", rows);
 }
 
 static json_t *choice_json(const plan_result *r) {
@@ -99,7 +142,12 @@ json_t *rep_plan_json(const plan_result *r) {
     json_object_set_new(s, "n_gpu_layers", json_integer(plan_ngl_count(p, &d->hp)));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "hardware", json_string(r->hw.label));
-    for (int g = 0; g < r->hw.n_gpu; g++) json_array_append_new(devs, device_json(&r->hw.gpu[g], &r->mem.gpu[g]));
+    for (int g = 0; g < r->hw.n_gpu; g++) {
+        json_t *dj = device_json(&r->hw.gpu[g], &r->mem.gpu[g]);
+        /* Apple: the iogpu.wired_limit_mb that makes this GPU fit, null when none does or it fits */
+        json_object_set_new(dj, "wired_limit_mb", r->wired_limit_mb[g] ? json_integer(r->wired_limit_mb[g]) : json_null());
+        json_array_append_new(devs, dj);
+    }
     json_array_append_new(devs, device_json(&r->hw.host, &r->mem.host));
     json_object_set_new(root, "devices", devs);
     json_object_set_new(root, "verdict", json_string(plan_verdict_name(r->mem.verdict)));
@@ -110,6 +158,8 @@ json_t *rep_plan_json(const plan_result *r) {
     json_object_set_new(root, "file", json_string(r->file));
     json_object_set_new(root, "llama_cpp", json_string(r->llama_cmd));
     json_object_set_new(root, "speed", r->has_speed ? speed_json(&r->speed) : json_null());
+    if (r->params.extras) json_object_set_new(root, "extras", extras_json(r));
+    if (r->has_spec) json_object_set_new(root, "speculative", spec_json(&r->spec));
     if (!r->has_speed) json_object_set_new(root, "speed_note", json_string(r->speed_note));
     if (r->n_sweep) {
         json_t *sw = json_array();

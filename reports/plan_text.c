@@ -29,6 +29,59 @@ static void device_line(FILE *out, const char *dev, const plan_dev_mem *dm) {
             fc_fmt_bytes(dm->capacity, f, sizeof f), dm->margin < 0 ? "-" : " ", mg, plan_verdict_name(dm->verdict));
 }
 
+static void gpu_label(const plan_result *r, int g, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s%d %.16s", plan_backend_name(r->hw.gpu[g].backend), g, r->hw.gpu[g].id);
+}
+
+/* --mmproj, --lora, --draft: what they add to each device (already in its total). */
+static void extras_text(FILE *out, const plan_result *r) {
+    const plan_extras *x = r->params.extras;
+    if (!x) return;
+    char a[24], b[24], c[24], dev[64];
+    fprintf(out, "\nnext to the model (in each device's total above)\n%-24s %10s %10s %10s\n", "device", "mmproj",
+            "LoRA", "draft");
+    for (int g = -1; g < r->hw.n_gpu; g++) {
+        const plan_dev_mem *dm = g < 0 ? &r->mem.host : &r->mem.gpu[g];
+        if (g >= 0) gpu_label(r, g, dev, sizeof dev);
+        else snprintf(dev, sizeof dev, "CPU (host RAM)");
+        fprintf(out, "%-24s %10s %10s %10s\n", fc_safe(dev), bytes_or_dash(dm->mmproj, a, sizeof a),
+                bytes_or_dash(dm->lora, b, sizeof b), bytes_or_dash(dm->draft, c, sizeof c));
+    }
+    if (x->mmproj) {
+        const model_mmproj *m = x->mmproj;
+        if (r->mem.mmproj_dev >= 0) gpu_label(r, r->mem.mmproj_dev, dev, sizeof dev);
+        else snprintf(dev, sizeof dev, "the CPU");
+        fprintf(out, "mmproj    %s (%s, %u layers, %u wide): weights %s + one %ux%u image (%u positions) %s, on %s\n",
+                fc_safe(m->path), fc_safe(m->projector), m->n_layer, m->n_embd,
+                fc_fmt_bytes(m->weight_bytes, a, sizeof a), m->image_size, m->image_size, r->mem.mmproj_positions,
+                fc_fmt_bytes(r->mem.mmproj_compute, b, sizeof b), fc_safe(dev));
+    }
+    for (int i = 0; i < x->n_lora; i++)
+        fprintf(out, "lora      %s: %u tensor pairs, rank %u, %s, with the layers they adapt\n", fc_safe(x->lora[i]->path),
+                x->lora[i]->n_pairs, x->lora[i]->rank, fc_fmt_bytes(x->lora[i]->bytes, a, sizeof a));
+    if (x->draft)
+        fprintf(out, "draft     %s (%s, %.2f B parameters), -ngld %d, context %u, KV f16\n", fc_safe(x->draft->source),
+                fc_safe(x->draft->hp.name[0] ? x->draft->hp.name : x->draft->hp.arch), (double)x->draft->n_params / 1e9,
+                x->draft_ngl == PLAN_NGL_ALL ? PLAN_NGL_ALL_FLAG : x->draft_ngl, r->params.n_ctx);
+}
+
+/* The draft's predicted speed-up against the acceptance rate (plan_spec). */
+static void spec_text(FILE *out, const plan_result *r) {
+    const plan_spec *s = &r->spec;
+    fprintf(out, "\nspeculative decoding: the model %.1f t/s alone, the draft %.1f t/s; decode t/s (speed-up) by "
+                 "acceptance rate and draft length (--draft-max)\n%-10s", 1.0 / s->target_s, 1.0 / s->draft_s,
+            "accept");
+    for (int k = 0; k < PLAN_SPEC_N_DRAFT; k++) fprintf(out, "   draft %-7u", s->n_draft[k]);
+    fputc('\n', out);
+    for (int a = 0; a < PLAN_SPEC_N_ACCEPT; a++) {
+        fprintf(out, "%-10.1f", s->accept[a]);
+        for (int k = 0; k < PLAN_SPEC_N_DRAFT; k++) fprintf(out, " %7.1f (%.2fx)", s->tps[a][k], s->speedup[a][k]);
+        fputc('\n', out);
+    }
+    fprintf(out, "tokens per step (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023); a step costs k draft tokens and the "
+                 "model's pass over k+1\n");
+}
+
 static void memory_text(FILE *out, const plan_result *r) {
     const model_desc *d = r->model;
     const plan_params *p = &r->params;
@@ -47,10 +100,11 @@ static void memory_text(FILE *out, const plan_result *r) {
             "KV cache", "compute", "output", "overhead", "total", "free", "margin", "verdict");
     for (int g = 0; g < r->hw.n_gpu; g++) {
         char dev[64];
-        snprintf(dev, sizeof dev, "%s%d %.16s", plan_backend_name(r->hw.gpu[g].backend), g, r->hw.gpu[g].id);
+        gpu_label(r, g, dev, sizeof dev);
         device_line(out, dev, &r->mem.gpu[g]);
     }
     device_line(out, "CPU (host RAM)", &r->mem.host);
+    extras_text(out, r);
     fprintf(out, "\nverdict   %s", plan_verdict_name(r->mem.verdict));
     if (r->mem.verdict == PLAN_NO_FIT)
         fprintf(out, " — try a smaller --quant, a shorter --ctx, --kv q8_0%s", r->hw.n_gpu ? " or fewer --ngl" : "");
@@ -107,6 +161,7 @@ void rep_plan_text(FILE *out, const plan_result *r) {
                 "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
                 r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
         fprintf(out, "command   %s\n", fc_safe(r->llama_cmd));
+        if (r->has_spec) spec_text(out, r);
     }
     if (r->choice) choice_text(out, r);
     if (r->n_sweep) sweep_text(out, r);
