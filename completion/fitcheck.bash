@@ -39,13 +39,13 @@ _fitcheck() {
     local opts=""
     case "$verb" in
     probe) opts="--quick --output -o --show --peer --json --no-gpu --gpu-only --force --threads --models-dir --help" ;;
-    plan) opts="--quant --ctx --kv --fa --ngl --parallel --ubatch --tensor-split --cpu-moe --n-cpu-moe --hw --min-tps --ctx-sweep --link --pp --tg --json -o --help" ;;
+    plan) opts="--quant --ctx --kv --fa --ngl --parallel --ubatch --tensor-split --cpu-moe --n-cpu-moe --hw --min-tps --ctx-sweep --link --pp --tg --mmproj --no-mmproj-offload --lora --draft --ngld --json -o --help" ;;
     run) opts="--bench -o --json --help" ;;
     report) opts="--output -o --profile --hw --runs --ctx --title --help" ;;
     inspect) opts="--tensors --json --help" ;;
     models) opts="--json --local --models-dir --help" ;;
     hw) opts="--json --help" ;;
-    gen) opts="--help" ;;
+    gen) opts="--like --output -o --quant --layers --seed --mmproj --lora-for --rank --json --help" ;;
     calibrate) opts="--hw --out --dry-run --json --help" ;;
     serve) opts="--bind --port --help" ;;
     esac

@@ -60,6 +60,7 @@ void plan_draft_params(const plan_params *p, plan_params *dp) {
     dp->type_k = dp->type_v = GGML_TYPE_F16;
     dp->exps_on_host = false;
     dp->n_cpu_moe = 0;
+    dp->n_outputs_max = p->n_parallel;
 }
 
 /* The draft is a second llama_model and llama_context in the same process:

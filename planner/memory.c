@@ -157,6 +157,7 @@ static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 typedef struct graph_dims {
     uint64_t ub, e, q, kv, v, heads, ff, vocab;
+    uint64_t n_out;    /* logits rows the graph is reserved for */
     uint64_t moe_used, moe_ff, n_expert;
 } graph_dims;
 
@@ -168,6 +169,7 @@ static void graph_dims_init(graph_dims *g, const model_hparams *hp, const plan_p
     if (p->n_batch < ub) ub = p->n_batch;
     if (p->n_ctx < ub) ub = p->n_ctx;
     g->ub = ub < cells ? ub : cells;
+    g->n_out = p->n_outputs_max && p->n_outputs_max < g->ub ? p->n_outputs_max : g->ub;
     g->e = hp->n_embd;
     g->heads = hp->n_head;
     g->q = (uint64_t)hp->n_head * hp->head_dim_k;
@@ -204,8 +206,9 @@ static uint64_t ffn_bytes(const graph_dims *g) {
     return dense > moe ? dense : moe;
 }
 
-/* Logits for every token of the ubatch (the reserve assumes all output). */
-static uint64_t output_bytes(const graph_dims *g) { return g->ub * F32_BYTES * (g->vocab + g->e); }
+/* Logits for every token of the ubatch (the reserve assumes all output),
+ * or for n_outputs_max tokens when the context is made for fewer. */
+static uint64_t output_bytes(const graph_dims *g) { return g->n_out * F32_BYTES * g->vocab + g->ub * F32_BYTES * g->e; }
 
 static bool tensor_is_expert(const model_tensor *t);
 static bool expert_on_host(const plan_params *p, uint32_t il) { return p->exps_on_host || il < p->n_cpu_moe; }

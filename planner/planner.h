@@ -119,6 +119,7 @@ typedef struct plan_params {
     bool mlock;                /* --mlock: the mapped weights locked in RAM */
     bool no_repack;            /* -nr / --no-repack: no CPU_REPACK copies, those weights stay mapped */
     const struct plan_extras *extras; /* what loads next to the model; NULL = nothing (borrowed) */
+    uint32_t n_outputs_max;    /* logits rows per ubatch the graph is reserved for; 0 = all (the ubatch) */
 } plan_params;
 
 /* What llama-server loads next to the model (planner/extras.c,
@@ -212,7 +213,8 @@ int plan_memory_base(plan_memory *m, const model_desc *d, const plan_hw *hw, con
 /* Adds p->extras to m, whose placement (layers per device) is done. */
 int plan_extras_memory(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
 /* The draft's own parameters: the target's context, ubatch and sequences
- * (common_base_params_to_speculative), its -ngld, an f16 KV cache (-ctkd/-ctvd). */
+ * (common_base_params_to_speculative), its -ngld, an f16 KV cache (-ctkd/-ctvd),
+ * logits for one token per sequence (n_outputs_max = n_parallel there). */
 void plan_draft_params(const plan_params *p, plan_params *dp);
 /* A ViT's compute buffer for one image of its image_size (clip.cpp's
  * reserve_compute_meta); *positions: patches + class token. */
