@@ -5,9 +5,10 @@
  * logit is below the argmax's (0 when they agree). Compiled by the script
  * against a llama.cpp build; nothing in fitcheck's build uses it.
  *
- * usage: llama_greedy MODEL THREADS PROMPT_IDS FORCED_IDS   (ids comma separated)
- * Weight repacking (extra buffer types) is off: the AMX repack of this
- * llama.cpp build crashes in mul_mat on the development VM. */
+ * usage: llama_greedy MODEL THREADS PROMPT_IDS FORCED_IDS [N_TOP]   (ids comma separated)
+ * N_TOP: also print, after the prompt, llama.cpp's N_TOP largest logits as
+ * "top ID LOGIT" lines (tests/engine/test_moe.c records them).
+ * llama.cpp runs with its defaults, weight repacking included (what users run). */
 #include "llama.h"
 
 #include <stdio.h>
@@ -28,12 +29,31 @@ static int parse_ids(const char *s, llama_token *out) {
     return n;
 }
 
+static const float *sort_logits;
+static int by_logit(const void *a, const void *b) {
+    float x = sort_logits[*(const int *)a], y = sort_logits[*(const int *)b];
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* llama.cpp's n_top largest logits, largest first. */
+static void print_top(const float *lg, int n_vocab, int n_top) {
+    if (n_top <= 0) return;
+    int *idx = malloc((size_t)n_vocab * sizeof *idx);
+    if (!idx) return;
+    for (int t = 0; t < n_vocab; t++) idx[t] = t;
+    sort_logits = lg;
+    qsort(idx, (size_t)n_vocab, sizeof *idx, by_logit);
+    for (int k = 0; k < n_top && k < n_vocab; k++) printf("top %d %.6f\n", idx[k], lg[idx[k]]);
+    free(idx);
+}
+
 int main(int argc, char **argv) {
     static llama_token prompt[MAX_IDS], forced[MAX_IDS];
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s MODEL THREADS PROMPT_IDS FORCED_IDS\n", argv[0]);
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: %s MODEL THREADS PROMPT_IDS FORCED_IDS [N_TOP]\n", argv[0]);
         return 2;
     }
+    int n_top = argc == 6 ? atoi(argv[5]) : 0;
     int n_threads = atoi(argv[2]), n_prompt = parse_ids(argv[3], prompt), n_forced = parse_ids(argv[4], forced);
     if (n_prompt <= 0 || n_forced < 0) {
         fprintf(stderr, "bad token list\n");
@@ -41,7 +61,6 @@ int main(int argc, char **argv) {
     }
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
-    mp.use_extra_bufts = false;
     struct llama_model *model = llama_model_load_from_file(argv[1], mp);
     if (!model) return 1;
     struct llama_context_params cp = llama_context_default_params();
@@ -63,6 +82,7 @@ int main(int argc, char **argv) {
         for (int t = 1; t < n_vocab; t++)
             if (lg[t] > lg[best]) best = t;
         printf("%d %d %d %.4f\n", i, best, forced[i], lg[best] - lg[forced[i]]);
+        if (i == 0) print_top(lg, n_vocab, n_top);
         b = llama_batch_get_one(&forced[i], 1);
     }
     llama_free(ctx);

@@ -11,12 +11,13 @@
 #   2. speed: `fitcheck run --bench` with the planner's predictions (profile
 #      and same-minute) for the MoE shapes, and llama-bench on the same file.
 # Benchmarks hold /tmp/fitcheck-bench.lock, alternating fitcheck and llama.cpp.
-# llama.cpp runs without weight repacking (--repack 0, use_extra_bufts off): the
-# GGML_NATIVE build here enables AMX, whose repacked mul_mat crashes on the
-# development VM (SIGSEGV in llama-simple, SIGILL in llama-bench's prefill).
+# llama.cpp runs with its defaults (weight repacking on: what users run).
+# The prompt is PROMPT_LEN ids, longer than gpt-oss's 128-token window, so
+# its sliding-window layers really drop keys.
 #
 # usage: bench/moe_vs_llamacpp.sh
-#   LIKES="qwen3-30b-a3b"  QUANTS="Q8_0 Q4_K_M"  LAYERS=2  THREADS=2  N=16  TIE=0.05
+#   LIKES="qwen3-30b-a3b gpt-oss-20b"  QUANTS="Q8_0 Q4_K_M"  LAYERS=2  THREADS=2  N=16  TIE=0.05
+#   (gpt-oss files are always made at MXFP4, its native quantization, whatever QUANTS says)
 #   LLAMA_DIR=~/.cache/fitcheck/llama.cpp   (src/ and build/bin/ of a llama.cpp build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +25,14 @@ fitcheck=${FITCHECK:-./build/fitcheck}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/fitcheck
 llama=${LLAMA_DIR:-$cache/llama.cpp}
 dir=$cache/bench
-likes=${LIKES:-qwen3-30b-a3b}
+likes=${LIKES:-qwen3-30b-a3b gpt-oss-20b}
 quants=${QUANTS:-Q8_0 Q4_K_M}
 layers=${LAYERS:-2}
 threads=${THREADS:-2}
 n=${N:-16}
 tie=${TIE:-0.05}
-prompt=1000,2000,3000,4000,5000,6000,7000,8000
+prompt_len=${PROMPT_LEN:-160}
+prompt=$(seq 0 $((prompt_len - 1)) | awk '{printf "%s%d", (NR > 1 ? "," : ""), ($1 * 7919 + 13) % 100000}')
 lock=/tmp/fitcheck-bench.lock
 mkdir -p "$dir"
 [ -x "$llama/build/bin/llama-bench" ] || { echo "no llama.cpp build at $llama/build/bin" >&2; exit 1; }
@@ -39,7 +41,9 @@ cc -O2 -I"$llama/src/include" -I"$llama/src/ggml/include" bench/llama_greedy.c -
     -Wl,-rpath,"$llama/build/bin" -o "$greedy"
 fail=0
 for like in $likes; do
-    for q in $quants; do
+    like_quants=$quants
+    [ "${like#gpt-oss}" = "$like" ] || like_quants=MXFP4
+    for q in $like_quants; do
         f=$dir/$like-L$layers-$q.gguf
         [ -f "$f" ] || "$fitcheck" gen --like "$like" --quant "$q" --layers "$layers" -o "$f" >/dev/null
         if ! ids=$("$fitcheck" run "$f" --tokens "$prompt" -n "$n" --temp 0 --ids -t "$threads" 2>"$dir/moe.err"); then
@@ -57,7 +61,7 @@ print("%-26s tokens: %d of %d equal to llama.cpp greedy, largest gap %.4f logits
       name, eq, len(rows), gap, tie, "pass" if ok else "FAIL"))
 sys.exit(0 if ok else 1)' "$like $q L$layers" "$tie" || fail=1
         ours=$(flock "$lock" "$fitcheck" run "$f" --bench -p 32 -n "$n" -r 2 -t "$threads" -o jsonl 2>/dev/null) || ours=""
-        theirs=$(flock "$lock" "$llama/build/bin/llama-bench" -m "$f" -p 32 -n "$n" -r 2 -t "$threads" --repack 0 \
+        theirs=$(flock "$lock" "$llama/build/bin/llama-bench" -m "$f" -p 32 -n "$n" -r 2 -t "$threads" \
                  -o jsonl 2>/dev/null) || theirs=""
         python3 - "$ours" "$theirs" <<'PY'
 import json, sys

@@ -4,9 +4,9 @@
  *   x = embed(tokens)                                   (* sqrt(n_embd): Gemma)
  *   per layer:
  *     h = RMSNorm(x)·attn_norm;  q,k,v = Wq h (+b), Wk h (+b), Wv h (+b)
- *     q,k = RMSNorm per head (Qwen3, Gemma 3);  q,k = RoPE(q,k)
- *     cache k,v (f16);  a = softmax(q·K / sqrt(d) + causal/sliding mask)·V
- *     o = Wo a  (-> RMSNorm·attn_post_norm: Gemma 3);  x = x + o
+ *     q,k = RMSNorm per head (Qwen3, Gemma 3);  q,k = RoPE(q,k) (YaRN: gpt-oss)
+ *     cache k,v (f16);  a = softmax(q·K / sqrt(d) + causal/sliding mask [, sink])·V
+ *     o = Wo a (+b)  (-> RMSNorm·attn_post_norm: Gemma 3);  x = x + o
  *     h = RMSNorm(x)·ffn_norm;  f = Wdown (act(Wgate h) * Wup h)  or experts
  *     (-> RMSNorm·ffn_post_norm: Gemma 3);  x = x + f
  *   logits = Wout (RMSNorm(x_last)·output_norm)
@@ -32,6 +32,24 @@ static void rmsnorm(float *y, const float *x, const float *w, int n, float eps) 
 
 static float silu(float x) { return x / (1.0f + expf(-x)); }
 
+/* gpt-oss's gate (ggml_swiglu_oai, constants from llama.cpp build_moe_ffn):
+ * the gate clamped above and the linear half clamped both ways at the limit,
+ * x * sigmoid(alpha x) * (y + 1). */
+#define OAI_ALPHA 1.702f
+#define OAI_LIMIT 7.0f
+static float swiglu_oai(float g, float u) {
+    float x = fminf(g, OAI_LIMIT), y = fminf(fmaxf(u, -OAI_LIMIT), OAI_LIMIT);
+    return x / (1.0f + expf(OAI_ALPHA * (-x))) * (y + 1.0f);
+}
+
+/* YaRN's ramp between the correction dimensions (ggml-cpu ops.cpp
+ * rope_yarn_ramp, its minimum width 0.001): 1 below lo (extrapolate), 0 above hi. */
+#define YARN_RAMP_MIN 0.001f
+static float yarn_ramp(const float dims[2], int i) {
+    float y = ((float)i - dims[0]) / fmaxf(YARN_RAMP_MIN, dims[1] - dims[0]);
+    return 1.0f - fminf(1.0f, fmaxf(0.0f, y));
+}
+
 /* GELU, tanh approximation (what Gemma's "gelu_pytorch_tanh" means). */
 static float gelu_tanh(float x) {
     const float sqrt_2_over_pi = 0.79788456080286535588f, coef_a = 0.044715f;
@@ -40,7 +58,9 @@ static float gelu_tanh(float x) {
 
 /* cos/sin table for each token and both RoPE bases (0 global, 1 local),
  * computed the way ggml does: theta_i = pos * base^(-2i/n_rot) built by
- * repeated multiplication, divided by the optional per-dimension factor. */
+ * repeated multiplication, divided by the optional per-dimension factor;
+ * scaled linearly, or with YaRN mixed with the unscaled angle along the ramp
+ * and cos, sin multiplied by its attention factor (ggml rope_yarn). */
 static void rope_table(eng_ctx *c, uint32_t pos0, int nt) {
     const eng_model *m = c->m;
     const model_hparams *hp = &m->hp;
@@ -53,9 +73,13 @@ static void rope_table(eng_ctx *c, uint32_t pos0, int nt) {
             float *cs = c->rope_cs + ((size_t)t * 2 + b) * hp->n_rot;
             float theta_scale = powf(bases[b], -2.0f / (float)hp->n_rot), theta = (float)(pos0 + (uint32_t)t);
             for (int i = 0; i < half; i++) {
-                float th = scales[b] * (m->rope_freqs ? theta / m->rope_freqs[i] : theta);
-                cs[2 * i] = cosf(th);
-                cs[2 * i + 1] = sinf(th);
+                float ex = m->rope_freqs ? theta / m->rope_freqs[i] : theta, th = scales[b] * ex;
+                if (m->rope_ext != 0.0f) {
+                    float mix = yarn_ramp(m->yarn_dims, i) * m->rope_ext;
+                    th = th * (1 - mix) + ex * mix;
+                }
+                cs[2 * i] = cosf(th) * m->rope_mscale;
+                cs[2 * i + 1] = sinf(th) * m->rope_mscale;
                 theta *= theta_scale;
             }
         }
@@ -189,6 +213,7 @@ static void attn_worker(void *arg, int ith, int nth) {
     const eng_kv_ops *ko = &c->k->kv[c->p.type_k], *vo = &c->k->kv[c->p.type_v];
     size_t k_head = eng_kv_bytes(c->p.type_k, hd), v_head = eng_kv_bytes(c->p.type_v, hv);
     float *att = c->att + (size_t)ith * c->p.n_ctx;
+    const float *sinks = t->L->sinks;
     int64_t lo, hi;
     bool block = c->k->attn && hd % ENG_ATTN_DIM_ALIGN == 0 && hv % ENG_ATTN_DIM_ALIGN == 0 &&
                  hd <= ENG_ATTN_DIM_MAX && hv <= ENG_ATTN_DIM_MAX;
@@ -200,7 +225,8 @@ static void attn_worker(void *arg, int ith, int nth) {
         for (int64_t kvh = lo; kvh < hi; kvh++)
             c->k->attn(c->q + (size_t)kvh * group * hd, hd, (int)group, t->pos0, 0, t->L->swa ? window : 0,
                        kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v, (int)hd,
-                       (int)hv, c->m->attn_scale, c->xb2 + (size_t)kvh * group * hv, hv);
+                       (int)hv, c->m->attn_scale, sinks ? sinks + kvh * group : NULL, 1,
+                       c->xb2 + (size_t)kvh * group * hv, hv);
         return;
     }
     if (block && t->nt > 1) {
@@ -213,7 +239,7 @@ static void attn_worker(void *arg, int ith, int nth) {
             int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
             c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, 1, t->L->swa ? window : 0,
                        kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v,
-                       (int)hd, (int)hv, c->m->attn_scale,
+                       (int)hd, (int)hv, c->m->attn_scale, sinks ? sinks + h : NULL, 0,
                        c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);
         }
         return;
@@ -223,12 +249,13 @@ static void attn_worker(void *arg, int ith, int nth) {
         uint32_t tok = (uint32_t)(item / n_head), h = (uint32_t)(item % n_head), kvh = h / (n_head / n_kv);
         uint32_t pos = t->pos0 + tok, first = t->L->swa && pos + 1 > window ? pos + 1 - window : 0;
         const float *q = c->q + (size_t)tok * q_dim + (size_t)h * hd;
-        float mx = -INFINITY;
+        /* a sink is one more score in the softmax, with no value row */
+        float mx = sinks ? sinks[h] : -INFINITY;
         for (uint32_t s = first; s <= pos; s++) {
             att[s] = ko->dot(kc + s * c->k_row + kvh * k_head, q, (int)hd) * c->m->attn_scale;
             if (att[s] > mx) mx = att[s];
         }
-        float sum = 0.0f;
+        float sum = sinks ? expf(sinks[h] - mx) : 0.0f;
         for (uint32_t s = first; s <= pos; s++) sum += att[s] = expf(att[s] - mx);
         float *out = c->xb2 + (size_t)tok * out_dim + (size_t)h * hv;
         memset(out, 0, hv * sizeof(float));
@@ -241,14 +268,23 @@ typedef struct glu_task {
     float *g;
     const float *u;
     int64_t n;
-    bool gelu;
+    int glu; /* enum eng_glu */
 } glu_task;
 
 static void glu_worker(void *arg, int ith, int nth) {
     glu_task *t = arg;
     int64_t lo, hi;
     eng_split(t->n, ith, nth, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) t->g[i] = (t->gelu ? gelu_tanh(t->g[i]) : silu(t->g[i])) * t->u[i];
+    for (int64_t i = lo; i < hi; i++)
+        t->g[i] = t->glu == ENG_GLU_SWIGLU_OAI ? swiglu_oai(t->g[i], t->u[i])
+                  : t->glu == ENG_GLU_GELU     ? gelu_tanh(t->g[i]) * t->u[i]
+                                               : silu(t->g[i]) * t->u[i];
+}
+
+/* y[t][i] += b[i] for nt rows of n (b NULL: nothing). */
+static void add_bias(float *y, const float *b, int nt, int64_t n) {
+    for (int t = 0; b && t < nt; t++)
+        for (int64_t i = 0; i < n; i++) y[(size_t)t * n + i] += b[i];
 }
 
 /* ---- the layer steps ---------------------------------------------------------------- */
@@ -269,9 +305,9 @@ static void attention(eng_ctx *c, uint32_t il, uint32_t pos0, int nt) {
     for (int t = 0; t < nt; t++) {
         float *q = c->q + (size_t)t * q_dim, *k = c->kk + (size_t)t * kd, *v = c->vv + (size_t)t * vd;
         const float *cs = c->rope_cs + ((size_t)t * 2 + (L->swa ? 1 : 0)) * hp->n_rot;
-        for (uint32_t i = 0; L->bq && i < q_dim; i++) q[i] += L->bq[i];
-        for (uint32_t i = 0; L->bk && i < kd; i++) k[i] += L->bk[i];
-        for (uint32_t i = 0; L->bv && i < vd; i++) v[i] += L->bv[i];
+        add_bias(q, L->bq, 1, q_dim);
+        add_bias(k, L->bk, 1, kd);
+        add_bias(v, L->bv, 1, vd);
         for (uint32_t h = 0; h < hp->n_head; h++) {
             if (L->q_norm) rmsnorm(q + h * hd, q + h * hd, L->q_norm, (int)hd, eps);
             rope_head(q + h * hd, cs, (int)hp->n_rot, hp->rope_type == MODEL_ROPE_NEOX);
@@ -292,6 +328,7 @@ static void attention(eng_ctx *c, uint32_t il, uint32_t pos0, int nt) {
     act_quantize(c, c->xb2, nt, a_dim);
     mm_job o = {&L->wo, 0, c->tmp};
     matmul(c, c->xb2, nt, &o, 1);
+    add_bias(c->tmp, L->bo, nt, n_embd);
 }
 
 /* Dense gated FFN on c->xb (already normed) into c->tmp. */
@@ -300,15 +337,16 @@ static void ffn_dense(eng_ctx *c, const eng_layer *L, int nt) {
     act_quantize(c, c->xb, nt, c->m->hp.n_embd);
     mm_job gu[2] = {{&L->ffn_gate, 0, c->hb}, {&L->ffn_up, 0, c->hb2}};
     matmul(c, c->xb, nt, gu, 2);
-    glu_task g = {c->hb, c->hb2, ff * nt, c->m->arch->gelu};
+    glu_task g = {c->hb, c->hb2, ff * nt, c->m->arch->glu};
     eng_pool_run(c->pool, glu_worker, &g);
     act_quantize(c, c->hb, nt, ff);
     mm_job d = {&L->ffn_down, 0, c->tmp};
     matmul(c, c->hb, nt, &d, 1);
 }
 
-/* Mixture of experts: per token, softmax over the router's logits, the top
- * n_expert_used, their weights renormalised to sum 1; then expert by expert,
+/* Mixture of experts: per token, softmax over the router's logits (+ bias:
+ * gpt-oss), the top n_expert_used, their weights renormalised to sum 1 (the
+ * same as gpt-oss's softmax over the chosen logits); then expert by expert,
  * the tokens routed to it gathered into one batch, so a prefill multiplies
  * each expert's matrices once for all its tokens (the GEMM) instead of once
  * per token, and a decode step runs only the chosen experts. Each token's
@@ -320,6 +358,7 @@ static void ffn_moe(eng_ctx *c, const eng_layer *L, int nt) {
     act_quantize(c, c->xb, nt, n_embd);
     mm_job r = {&L->gate_inp, 0, c->router};
     matmul(c, c->xb, nt, &r, 1);
+    add_bias(c->router, L->gate_inp_b, nt, ne);
     for (int t = 0; t < nt; t++) {
         float *p = c->router + (size_t)t * ne, mx = -INFINITY, sum = 0.0f, wsum = 0.0f;
         uint32_t *sel = c->moe_sel + (size_t)t * k;
@@ -351,12 +390,15 @@ static void ffn_moe(eng_ctx *c, const eng_layer *L, int nt) {
         act_quantize(c, c->moe_in, m, n_embd);
         mm_job gu[2] = {{&L->gate_exps, e, c->hb}, {&L->up_exps, e, c->hb2}};
         matmul(c, c->moe_in, m, gu, 2);
-        glu_task g = {c->hb, c->hb2, ff * m, c->m->arch->gelu};
+        add_bias(c->hb, L->gate_exps_b ? L->gate_exps_b + (size_t)e * ff : NULL, m, ff);
+        add_bias(c->hb2, L->up_exps_b ? L->up_exps_b + (size_t)e * ff : NULL, m, ff);
+        glu_task g = {c->hb, c->hb2, ff * m, c->m->arch->glu};
         if (m == 1) glu_worker(&g, 0, 1);
         else eng_pool_run(c->pool, glu_worker, &g);
         act_quantize(c, c->hb, m, ff);
         mm_job d = {&L->down_exps, e, c->moe_out};
         matmul(c, c->hb, m, &d, 1);
+        add_bias(c->moe_out, L->down_exps_b ? L->down_exps_b + (size_t)e * n_embd : NULL, m, n_embd);
         for (int j = 0; j < m; j++) {
             uint32_t t = c->moe_tok[j], i = 0;
             while (c->moe_sel[(size_t)t * k + i] != e) i++;

@@ -25,11 +25,16 @@ void eng_split_tiles(int64_t n, int64_t tile, int ith, int nth, int64_t *lo, int
 
 /* What differs between the supported architectures, one row per architecture
  * (weights.c). Q/K norms, biases and experts are found from the tensors present. */
+/* The gate activation of the FFN: SiLU, GELU(tanh) (Gemma), or gpt-oss's
+ * clamped SwiGLU (ggml_swiglu_oai). */
+enum eng_glu { ENG_GLU_SILU, ENG_GLU_GELU, ENG_GLU_SWIGLU_OAI };
+
 typedef struct eng_arch {
     const char *name;
-    bool gelu;        /* GELU(tanh) gate instead of SiLU */
-    bool post_norms;  /* extra RMSNorm on the attention and FFN outputs (Gemma 3) */
-    bool embd_scale;  /* embeddings multiplied by sqrt(n_embd) (Gemma) */
+    int glu;               /* enum eng_glu */
+    bool post_norms;       /* extra RMSNorm on the attention and FFN outputs (Gemma 3) */
+    bool embd_scale;       /* embeddings multiplied by sqrt(n_embd) (Gemma) */
+    const char *ffn_norm;  /* the norm before the FFN: gpt-oss calls it post_attention_norm */
 } eng_arch;
 
 /* A weight matrix {n_in, n_out[, n_expert]}: row o of expert e starts at
@@ -48,10 +53,14 @@ typedef struct eng_mat {
 typedef struct eng_layer {
     const float *attn_norm, *attn_post_norm, *ffn_norm, *ffn_post_norm;
     const float *q_norm, *k_norm;  /* per head, NULL when absent */
-    const float *bq, *bk, *bv;     /* NULL when absent */
+    const float *bq, *bk, *bv, *bo; /* NULL when absent */
+    const float *sinks;            /* per query head (gpt-oss), or NULL */
     eng_mat wq, wk, wv, wo;
     eng_mat ffn_gate, ffn_up, ffn_down;              /* dense FFN */
     eng_mat gate_inp, gate_exps, up_exps, down_exps; /* mixture of experts */
+    /* biases of the router [n_expert] and of each expert's rows
+     * ([n_expert][n_ff] for gate and up, [n_expert][n_embd] for down): gpt-oss */
+    const float *gate_inp_b, *gate_exps_b, *up_exps_b, *down_exps_b;
     bool moe, swa;
     float rope_base;
 } eng_layer;
@@ -66,6 +75,10 @@ struct eng_model {
     eng_layer *layers;
     uint32_t q_dim, kv_dim_max, ff_max;
     float attn_scale, embd_scale, rope_freq_scale;
+    /* YaRN (gpt-oss): rope_ext 1 mixes interpolated and extrapolated angles
+     * between the correction dimensions yarn_dims, and scales cos and sin by
+     * rope_mscale; rope_ext 0 is plain (linear) RoPE scaling */
+    float rope_ext, rope_mscale, yarn_dims[2];
     uint64_t n_params, size;
     void *weights_map;             /* the copied matrices (one anonymous mapping) */
     size_t weights_map_bytes;

@@ -638,8 +638,8 @@ static uint32_t att_first(uint32_t pos, uint32_t window) { return window && pos 
 
 static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t step, uint32_t window, const uint8_t *k,
                  size_t k_row,
-                 int type_k, const uint8_t *v, size_t v_row, int type_v, int hd, int hv, float scale, float *out,
-                 size_t os) {
+                 int type_k, const uint8_t *v, size_t v_row, int type_v, int hd, int hv, float scale,
+                 const float *sink, uint32_t sink_step, float *out, size_t os) {
     _Alignas(64) att_row qb[ENG_ATTN_QB], ob[ENG_ATTN_QB], vb[ATT_KB];
     _Alignas(64) att_keys kt[ENG_ATTN_DIM_MAX], sb[ENG_ATTN_QB];
     float mx[ENG_ATTN_QB], sum[ENG_ATTN_QB];
@@ -695,8 +695,17 @@ static void attn(const float *q, size_t qs, int nq, uint32_t pos0, uint32_t step
         for (int i = 0; i < nq_steps; i += ATT_QR)
             for (int d = 0; d < hv; d += 4 * VL) att_values(sb + i, vb, nk, d, ob + i);
     }
-    for (int i = 0; i < nq; i++)
-        for (int d = 0; d < hv; d++) out[(size_t)i * os + d] = ob[i][d] / sum[i];
+    for (int i = 0; i < nq; i++) {
+        /* a sink joins the denominator as one more score (the running max
+         * moves to it when it is larger, and the sums rescale with it) */
+        float corr = 1.0f, den = sum[i];
+        if (sink) {
+            float sk = sink[(size_t)i * sink_step], nm = fmaxf(mx[i], sk);
+            corr = expf(mx[i] - nm);
+            den = sum[i] * corr + expf(sk - nm);
+        }
+        for (int d = 0; d < hv; d++) out[(size_t)i * os + d] = ob[i][d] * corr / den;
+    }
 }
 
 /* ---- activation quantization ---------------------------------------------------------

@@ -42,7 +42,7 @@ static inline __m256i nib_half(__m256i v, int high) {
 static inline __m256i load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
 
 /* 32 weights (sub-block j of a 256-block) as bytes: 0..63 for the unsigned
- * types, -128..127 for Q8_0 and IQ4_NL (quant.h). */
+ * types, -128..127 for Q8_0, IQ4_NL and MXFP4 (quant.h). */
 ALWAYS_INLINE __m256i load_q4_0(const void *b, int j) { (void)j; return nib32(((const blk_q4_0 *)b)->qs); }
 ALWAYS_INLINE __m256i load_q4_1(const void *b, int j) { (void)j; return nib32(((const blk_q4_1 *)b)->qs); }
 ALWAYS_INLINE __m256i load_q5_0(const void *b, int j) {
@@ -60,6 +60,11 @@ ALWAYS_INLINE __m256i load_iq4_nl(const void *b, int j) {
     (void)j;
     const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)eng_iq4nl_values));
     return _mm256_shuffle_epi8(table, nib32(((const blk_iq4_nl *)b)->qs));
+}
+ALWAYS_INLINE __m256i load_mxfp4(const void *b, int j) {
+    (void)j;
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)eng_mxfp4_values));
+    return _mm256_shuffle_epi8(table, nib32(((const blk_mxfp4 *)b)->qs));
 }
 ALWAYS_INLINE __m256i load_iq4_xs(const void *b, int j) {
     const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)eng_iq4nl_values));

@@ -14,6 +14,7 @@
 #endif
 
 const int8_t eng_iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+const int8_t eng_mxfp4_values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 
 /* ---- per type: block -> integers ----------------------------------------- */
 
@@ -49,6 +50,13 @@ static void unpack_iq4_nl(const void *b, int8_t *q) {
     for (int j = 0; j < 16; j++) {
         q[j] = eng_iq4nl_values[x->qs[j] & 0xF];
         q[j + 16] = eng_iq4nl_values[x->qs[j] >> 4];
+    }
+}
+static void unpack_mxfp4(const void *b, int8_t *q) {
+    const blk_mxfp4 *x = b;
+    for (int j = 0; j < 16; j++) {
+        q[j] = eng_mxfp4_values[x->qs[j] & 0xF];
+        q[j + 16] = eng_mxfp4_values[x->qs[j] >> 4];
     }
 }
 static void unpack_iq4_xs(const void *b, int8_t *q) {

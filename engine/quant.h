@@ -35,6 +35,9 @@ typedef struct { eng_half d; uint8_t qs[16]; } blk_iq4_nl;
  * in scales_l, nibble ib % 2 of byte ib / 2; high 2 bits in bits 2ib of
  * scales_h), each 32's qs laid out as one IQ4_NL block's. */
 typedef struct { eng_half d; uint16_t scales_h; uint8_t scales_l[4]; uint8_t qs[128]; } blk_iq4_xs;
+/* MXFP4 (gpt-oss experts): 32 E2M1 values (as IQ4_NL's nibbles, through a
+ * code book of doubled E2M1 values) and one E8M0 exponent as the scale. */
+typedef struct { uint8_t e; uint8_t qs[16]; } blk_mxfp4;
 typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qs[128]; } blk_q4_K;
 typedef struct { eng_half d, dmin; uint8_t scales[12]; uint8_t qh[32]; uint8_t qs[128]; } blk_q5_K;
 typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; eng_half d; } blk_q6_K;
@@ -75,6 +78,18 @@ typedef struct eng_q8a {
 
 /* IQ4_NL's non-linear code book (ggml-common.h kvalues_iq4nl). */
 extern const int8_t eng_iq4nl_values[16];
+/* MXFP4's code book: twice the E2M1 values (ggml-common.h kvalues_mxfp4),
+ * so they are integers; the scale is halved to match (eng_e8m0_half). */
+extern const int8_t eng_mxfp4_values[16];
+
+/* An E8M0 exponent x as the float 2^(x - 127) / 2, exactly (ggml-impl.h
+ * ggml_e8m0_to_fp32_half: x < 2 gives the subnormals 2^-128, 2^-127). */
+static inline float eng_e8m0_half(uint8_t x) {
+    uint32_t bits = x < 2 ? 0x00200000u << x : (uint32_t)(x - 1) << 23;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
 
 /* ---- half precision, exactly (round to nearest even) ---------------------- */
 
@@ -148,11 +163,14 @@ typedef void (*eng_gemm_fn)(int64_t n, const void *w, size_t row_bytes, int64_t 
  * i * out_stride; this head's slice of the KV cache: row s of k at
  * k + s * k_row bytes in cache type type_k (enum eng_kv_type), v likewise.
  * Query i sees keys [pos + 1 - window, pos] (window 0: from 0). Scores are
- * scaled by scale. hd, hv: multiples of ENG_ATTN_DIM_ALIGN, at most
- * ENG_ATTN_DIM_MAX. */
+ * scaled by scale. sink: NULL, or query i's attention sink (gpt-oss) at
+ * sink[i * sink_step], a logit that joins the softmax's denominator with no
+ * value row (ggml_soft_max_ext's sinks). hd, hv: multiples of
+ * ENG_ATTN_DIM_ALIGN, at most ENG_ATTN_DIM_MAX. */
 typedef void (*eng_attn_fn)(const float *q, size_t q_stride, int nq, uint32_t pos0, uint32_t pos_step, uint32_t window,
                             const uint8_t *k, size_t k_row, int type_k, const uint8_t *v, size_t v_row, int type_v,
-                            int hd, int hv, float scale, float *out, size_t out_stride);
+                            int hd, int hv, float scale, const float *sink, uint32_t sink_step, float *out,
+                            size_t out_stride);
 #define ENG_ATTN_QB 16
 #define ENG_ATTN_DIM_ALIGN 64
 #define ENG_ATTN_DIM_MAX 256
@@ -215,7 +233,8 @@ typedef struct eng_kernels {
     X(q5_0, GGML_TYPE_Q5_0, 32, 0, 0, 1) X(q5_1, GGML_TYPE_Q5_1, 32, 0, 0, 1)                               \
     X(q8_0, GGML_TYPE_Q8_0, 32, 1, 0, 0) X(iq4_nl, GGML_TYPE_IQ4_NL, 32, 1, 0, 0)                           \
     X(q4_K, GGML_TYPE_Q4_K, 256, 0, 0, 1) X(q5_K, GGML_TYPE_Q5_K, 256, 0, 0, 1)                             \
-    X(q6_K, GGML_TYPE_Q6_K, 256, 0, 1, 1) X(iq4_xs, GGML_TYPE_IQ4_XS, 256, 1, 0, 0)
+    X(q6_K, GGML_TYPE_Q6_K, 256, 0, 1, 1) X(iq4_xs, GGML_TYPE_IQ4_XS, 256, 1, 0, 0)                         \
+    X(mxfp4, GGML_TYPE_MXFP4, 32, 1, 0, 0)
 
 /* The same parameters as constants named after the type (ENG_BLCK_q4_K ...),
  * for the lists below that name a type without restating them. */
@@ -295,6 +314,10 @@ static inline void scales_q8_0(const void *b, float *sc, float *off) {
 }
 static inline void scales_iq4_nl(const void *b, float *sc, float *off) {
     sc[0] = sc[1] = eng_half_to_float(((const blk_iq4_nl *)b)->d);
+    off[0] = off[1] = 0.0f;
+}
+static inline void scales_mxfp4(const void *b, float *sc, float *off) {
+    sc[0] = sc[1] = eng_e8m0_half(((const blk_mxfp4 *)b)->e);
     off[0] = off[1] = 0.0f;
 }
 static inline void scales_iq4_xs(const void *b, float *sc, float *off) {

@@ -10,14 +10,26 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define FFN_NORM "ffn_norm.weight"
 static const eng_arch arch_table[] = {
-    {"llama", false, false, false},   /* Llama 2/3, Mistral, SmolLM2, Mixtral (with experts) */
-    {"mistral", false, false, false},
-    {"qwen2", false, false, false},   /* + Q/K/V biases */
-    {"qwen3", false, false, false},   /* + Q/K norms */
-    {"qwen3moe", false, false, false},
-    {"gemma3", true, true, true},
+    {"llama", ENG_GLU_SILU, false, false, FFN_NORM},   /* Llama 2/3, Mistral, SmolLM2, Mixtral (with experts) */
+    {"mistral", ENG_GLU_SILU, false, false, FFN_NORM},
+    {"qwen2", ENG_GLU_SILU, false, false, FFN_NORM},   /* + Q/K/V biases */
+    {"qwen3", ENG_GLU_SILU, false, false, FFN_NORM},   /* + Q/K norms */
+    {"qwen3moe", ENG_GLU_SILU, false, false, FFN_NORM},
+    {"gemma3", ENG_GLU_GELU, true, true, FFN_NORM},
+    /* + attention sinks, biases on o, router and experts, YaRN (llama.cpp
+     * src/models/openai-moe.cpp) */
+    {"gpt-oss", ENG_GLU_SWIGLU_OAI, false, false, "post_attention_norm.weight"},
 };
+
+/* YaRN's defaults where the file sets none (llama.cpp llama-hparams.h
+ * yarn_beta_fast, yarn_beta_slow; llama-context.cpp sets ext_factor 1 for
+ * YaRN), and the constant of its attention scaling 1 + 0.1 ln(factor)
+ * (ggml-cpu ops.cpp rope_yarn). */
+#define YARN_BETA_FAST 32.0f
+#define YARN_BETA_SLOW 1.0f
+#define YARN_MSCALE_LOG 0.1f
 
 /* Gemma 3 27B scales queries by 1/sqrt(n_embd / n_head) instead of
  * 1/sqrt(head_dim) (its query_pre_attn_scalar); llama.cpp keys it on 62 layers. */
@@ -108,7 +120,7 @@ static int bind_layer(binder *b, eng_model *m, uint32_t il) {
     char nm[GGUF_NAME_MAX];
 #define NAME(s) (snprintf(nm, sizeof nm, "blk.%u." s, il), nm)
     L->attn_norm = bind_vec(b, NAME("attn_norm.weight"), e, true);
-    L->ffn_norm = bind_vec(b, NAME("ffn_norm.weight"), e, true);
+    L->ffn_norm = bind_vec(b, (snprintf(nm, sizeof nm, "blk.%u.%s", il, m->arch->ffn_norm), nm), e, true);
     if (m->arch->post_norms) {
         L->attn_post_norm = bind_vec(b, NAME("post_attention_norm.weight"), e, true);
         L->ffn_post_norm = bind_vec(b, NAME("post_ffw_norm.weight"), e, true);
@@ -118,6 +130,8 @@ static int bind_layer(binder *b, eng_model *m, uint32_t il) {
     L->bq = bind_vec(b, NAME("attn_q.bias"), q, false);
     L->bk = bind_vec(b, NAME("attn_k.bias"), kd, false);
     L->bv = bind_vec(b, NAME("attn_v.bias"), vd, false);
+    L->bo = bind_vec(b, NAME("attn_output.bias"), e, false);
+    L->sinks = bind_vec(b, NAME("attn_sinks.weight"), hp->n_head, false);
     bind_mat(b, &L->wq, NAME("attn_q.weight"), e, q, 1, true);
     bind_mat(b, &L->wk, NAME("attn_k.weight"), e, kd, 1, true);
     bind_mat(b, &L->wv, NAME("attn_v.weight"), e, vd, 1, true);
@@ -129,6 +143,10 @@ static int bind_layer(binder *b, eng_model *m, uint32_t il) {
         bind_mat(b, &L->gate_exps, NAME("ffn_gate_exps.weight"), e, ff, ne, true);
         bind_mat(b, &L->up_exps, NAME("ffn_up_exps.weight"), e, ff, ne, true);
         bind_mat(b, &L->down_exps, NAME("ffn_down_exps.weight"), ff, e, ne, true);
+        L->gate_inp_b = bind_vec(b, NAME("ffn_gate_inp.bias"), ne, false);
+        L->gate_exps_b = bind_vec(b, NAME("ffn_gate_exps.bias"), ff * ne, false);
+        L->up_exps_b = bind_vec(b, NAME("ffn_up_exps.bias"), ff * ne, false);
+        L->down_exps_b = bind_vec(b, NAME("ffn_down_exps.bias"), e * ne, false);
         if (!b->rc && hp->n_expert_shared)
             b->rc = fc_err_set(b->err, FC_EINPUT, "%s: shared experts are not supported by the engine", b->f->path);
         if ((uint32_t)ff > m->ff_max) m->ff_max = (uint32_t)ff;
@@ -282,6 +300,39 @@ static void describe(eng_model *m) {
     snprintf(m->type_desc, sizeof m->type_desc, "%s %s %s", m->hp.arch, sz, up);
 }
 
+/* YaRN as ggml computes it (ggml.c ggml_rope_yarn_corr_dims): the rotary
+ * dimensions whose wavelength fits the original context fewer than beta_fast
+ * times (extrapolated) or more than beta_slow times (interpolated), with a
+ * linear ramp between; cos and sin scaled by attn_factor (1 + 0.1 ln factor).
+ * The dimensions come from the global RoPE base (gpt-oss has one base). */
+static float yarn_corr_dim(uint32_t n_dims, uint32_t n_ctx_orig, float n_rot, float base) {
+    return (float)n_dims * logf((float)n_ctx_orig / (n_rot * 2 * (float)M_PI)) / (2 * logf(base));
+}
+
+static void yarn_setup(eng_model *m) {
+    const model_hparams *hp = &m->hp;
+    char key[GGUF_KEY_MAX], type[16] = "";
+    snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch);
+    gguf_get_str(m->gguf, key, type, sizeof type);
+    m->rope_mscale = 1.0f;
+    if (strcmp(type, "yarn") || m->rope_freq_scale >= 1.0f) return;
+    double v;
+    int64_t n;
+    uint32_t n_orig = hp->n_ctx_train;
+    snprintf(key, sizeof key, "%s.rope.scaling.original_context_length", hp->arch);
+    if (gguf_get_i64(m->gguf, key, &n) && n >= 1 && n <= UINT32_MAX) n_orig = (uint32_t)n;
+    if (!n_orig) return; /* no context length to correct for: plain scaling */
+    float attn_factor = 1.0f;
+    snprintf(key, sizeof key, "%s.rope.scaling.attn_factor", hp->arch);
+    if (gguf_get_f64(m->gguf, key, &v) && v > 0 && isfinite(v)) attn_factor = (float)v;
+    float lo = floorf(yarn_corr_dim(hp->n_rot, n_orig, YARN_BETA_FAST, hp->rope_freq_base));
+    float hi = ceilf(yarn_corr_dim(hp->n_rot, n_orig, YARN_BETA_SLOW, hp->rope_freq_base));
+    m->yarn_dims[0] = fmaxf(0.0f, lo);
+    m->yarn_dims[1] = fminf((float)hp->n_rot - 1, hi);
+    m->rope_ext = 1.0f;
+    m->rope_mscale = attn_factor * (1.0f + YARN_MSCALE_LOG * logf(1.0f / m->rope_freq_scale));
+}
+
 int eng_model_open(eng_model **out, const char *path, fc_err *err) {
     eng_model *m = fc_calloc(1, sizeof *m, err);
     if (!m) return FC_ERUNTIME;
@@ -321,6 +372,7 @@ int eng_model_open(eng_model **out, const char *path, fc_err *err) {
     char key[GGUF_KEY_MAX];
     snprintf(key, sizeof key, "%s.rope.scaling.factor", hp->arch);
     m->rope_freq_scale = gguf_get_f64(m->gguf, key, &factor) && factor > 0 && isfinite(factor) ? (float)(1.0 / factor) : 1.0f;
+    yarn_setup(m);
     describe(m);
     *out = m;
     return FC_OK;

@@ -42,6 +42,16 @@ static void put_layer_u32(gguf_writer *w, const char *key, const uint32_t *v, ui
     gguf_writer_arr_i32(w, key, a, n);
 }
 
+/* RoPE scaling that an architecture's published files carry and
+ * model_hparams does not hold: gpt-oss's config.json rope_scaling (yarn,
+ * factor 32, original_max_position_embeddings 4096: openai/gpt-oss-20b and
+ * -120b), which llama.cpp's converter writes as these keys. */
+static const struct {
+    const char *arch, *type;
+    float factor;
+    uint32_t orig_ctx;
+} rope_scalings[] = {{"gpt-oss", "yarn", 32.0f, 4096}};
+
 static void put_hparams(gguf_writer *w, const model_hparams *hp, const gen_opts *o) {
     const char *a = hp->arch;
     char key[GGUF_KEY_MAX];
@@ -80,6 +90,12 @@ static void put_hparams(gguf_writer *w, const model_hparams *hp, const gen_opts 
     };
     for (size_t i = 0; i < FC_ARRAY_LEN(optional); i++)
         if (optional[i].v) gguf_writer_u32(w, KEY(optional[i].suffix), optional[i].v);
+    for (size_t i = 0; i < FC_ARRAY_LEN(rope_scalings); i++)
+        if (!strcmp(a, rope_scalings[i].arch)) {
+            gguf_writer_str(w, KEY("rope.scaling.type"), rope_scalings[i].type);
+            gguf_writer_f32(w, KEY("rope.scaling.factor"), rope_scalings[i].factor);
+            gguf_writer_u32(w, KEY("rope.scaling.original_context_length"), rope_scalings[i].orig_ctx);
+        }
 #undef KEY
 }
 

@@ -5,13 +5,23 @@
  * fields overwritten by a finite value sized so that weights come out near
  * N(0, 0.02) in magnitude, as in a trained model, and activations stay
  * bounded. Float tensors get approximately normal values; norm weights are
- * 1 and biases 0, so each layer starts close to the identity. */
+ * 1, so each layer starts close to the identity. Biases and gpt-oss's
+ * attention sinks are random too, larger than the weights, so that a
+ * comparison with llama.cpp on the file fails when either is ignored. */
 #include "gen/gen_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 #define GEN_SIGMA 0.02f
+/* Biases: half a typical activation (inputs are RMS-normed to ~1), so that a
+ * router bias moves the choice of experts. */
+#define GEN_BIAS_SIGMA 0.5f
+/* Sinks are logits beside scores of order 1 (gpt-oss-20b's trained ones lie
+ * within a few units of 0). */
+#define GEN_SINK_SIGMA 1.0f
+#define GEN_SINK_SUFFIX "attn_sinks.weight"
+
 
 /* Where a block keeps its f16 scales and what to put there; offsets past
  * the block's size mark unused slots. Layouts are ggml-common.h's. */
@@ -110,8 +120,11 @@ int gen_fill_tensor(const model_tensor *t, gen_rng *rng, void *buf, uint64_t byt
     uint64_t n = bytes / ti->bytes * ti->blck; /* elements (or blocks * block size) */
     if (t->type == GGML_TYPE_F32) {
         float *f = buf;
-        bool ones = t->role == ROLE_NORM || t->role == ROLE_OUTPUT_NORM;
-        for (uint64_t i = 0; i < n; i++) f[i] = ones ? 1.0f : t->role == ROLE_ATTN_BIAS ? 0.0f : rng_normal(rng, GEN_SIGMA);
+        size_t nl = strlen(t->name), sl = strlen(GEN_SINK_SUFFIX);
+        bool sink = nl >= sl && !strcmp(t->name + nl - sl, GEN_SINK_SUFFIX);
+        bool ones = !sink && (t->role == ROLE_NORM || t->role == ROLE_OUTPUT_NORM);
+        float sigma = sink ? GEN_SINK_SIGMA : t->role == ROLE_ATTN_BIAS ? GEN_BIAS_SIGMA : GEN_SIGMA;
+        for (uint64_t i = 0; i < n; i++) f[i] = ones ? 1.0f : rng_normal(rng, sigma);
         return FC_OK;
     }
     if (t->type == GGML_TYPE_F16 || t->type == GGML_TYPE_BF16) {

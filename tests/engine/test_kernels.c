@@ -34,8 +34,12 @@ static const type_case cases[] = {
     {GGML_TYPE_Q4_0, {0, -1}},   {GGML_TYPE_Q4_1, {0, 2}},   {GGML_TYPE_Q5_0, {0, -1}},
     {GGML_TYPE_Q5_1, {0, 2}},    {GGML_TYPE_Q8_0, {0, -1}},  {GGML_TYPE_IQ4_NL, {0, -1}},
     {GGML_TYPE_Q4_K, {0, 2}},    {GGML_TYPE_Q5_K, {0, 2}},   {GGML_TYPE_Q6_K, {208, -1}},
-    {GGML_TYPE_IQ4_XS, {0, -1}},
+    {GGML_TYPE_IQ4_XS, {0, -1}}, {GGML_TYPE_MXFP4, {-1, -1}},
 };
+
+/* MXFP4's scale is an E8M0 exponent in byte 0: 2^-9 .. 2^-2 keeps the sums finite. */
+#define MXFP4_E_LO 118
+#define MXFP4_E_SPAN 8
 
 static void random_row(uint32_t type, const type_case *tc, uint8_t *buf, int64_t n) {
     const ggml_type_info *ti = ggml_type_get(type);
@@ -54,6 +58,8 @@ static void random_row(uint32_t type, const type_case *tc, uint8_t *buf, int64_t
         return;
     }
     for (size_t i = 0; i < bytes; i++) buf[i] = (uint8_t)rnd();
+    if (type == GGML_TYPE_MXFP4)
+        for (int64_t b = 0; b < n / ti->blck; b++) buf[b * ti->bytes] = (uint8_t)(MXFP4_E_LO + rnd() % MXFP4_E_SPAN);
     for (int64_t b = 0; b < n / ti->blck; b++)
         for (int h = 0; h < 2; h++)
             if (tc->half_off[h] >= 0) {
@@ -218,7 +224,8 @@ static void test_gemm(void) {
  * cache rows: query blocks at consecutive positions (prefill) and at one
  * position (decoding's query heads of one KV head), starting at 0 and deep
  * into the cache, partial key blocks, a sliding window, both head sizes of
- * the supported range's ends. */
+ * the supported range's ends, with and without attention sinks (one per
+ * query, some above every score, some below). */
 #define ATT_CTX 300
 #define ATT_RTOL 1e-4
 
@@ -249,25 +256,31 @@ static void test_attn(void) {
                 for (size_t pi = 0; pi < FC_ARRAY_LEN(pos0s); pi++)
                     for (size_t wi = 0; wi < FC_ARRAY_LEN(windows); wi++)
                         for (int nq = 1; nq <= ENG_ATTN_QB; nq += ENG_ATTN_QB - 3)
-                        for (uint32_t step = 0; step <= 1; step++) {
+                        for (uint32_t step = 0; step <= 1; step++)
+                        for (int with_sink = 0; with_sink <= 1; with_sink++) {
                             int hd = dims[di];
                             uint32_t pos0 = pos0s[pi], window = windows[wi];
                             float scale = 1.0f / sqrtf((float)hd);
-                            for (int i = 0; i < nq; i++)
+                            float sinks[ENG_ATTN_QB];
+                            for (int i = 0; i < nq; i++) {
                                 for (int d = 0; d < hd; d++) q[i][d] = rndf() * 4;
+                                sinks[i] = rndf() * 8;
+                            }
                             k->attn(&q[0][0], ENG_ATTN_DIM_MAX, nq, pos0, step, window, kc[0], sizeof kc[0], type, vc[0],
-                                    sizeof vc[0], type, hd, hd, scale, &out[0][0], ENG_ATTN_DIM_MAX + 1);
+                                    sizeof vc[0], type, hd, hd, scale, with_sink ? sinks : NULL, 1, &out[0][0],
+                                    ENG_ATTN_DIM_MAX + 1);
                             int bad = 0;
                             for (int i = 0; i < nq; i++) {
                                 uint32_t pos = pos0 + (uint32_t)i * step;
                                 uint32_t first = window && pos + 1 > window ? pos + 1 - window : 0;
-                                double sc[ATT_CTX], mx = -1e300, sum = 0;
+                                double sc[ATT_CTX], mx = with_sink ? sinks[i] : -1e300, sum = 0;
                                 for (uint32_t j = first; j <= pos; j++) {
                                     sc[j] = 0;
                                     for (int d = 0; d < hd; d++) sc[j] += (double)q[i][d] * kf[j][d];
                                     sc[j] *= scale;
                                     mx = sc[j] > mx ? sc[j] : mx;
                                 }
+                                if (with_sink) sum = exp(sinks[i] - mx);
                                 for (uint32_t j = first; j <= pos; j++) sum += sc[j] = exp(sc[j] - mx);
                                 for (int d = 0; d < hd; d++) {
                                     double want = 0, mag = 0;
@@ -281,8 +294,8 @@ static void test_attn(void) {
                                     }
                                 }
                             }
-                            CHECK_MSG(!bad, "%s attention %s cache hd=%d pos0=%u step=%u window=%u nq=%d: %d wrong",
-                                      eng_isa_name(isa), eng_kv_type_name(type), hd, pos0, step, window, nq, bad);
+                            CHECK_MSG(!bad, "%s attention %s cache hd=%d pos0=%u step=%u window=%u nq=%d sink=%d: %d wrong",
+                                      eng_isa_name(isa), eng_kv_type_name(type), hd, pos0, step, window, nq, with_sink, bad);
                         }
         }
     }
@@ -375,6 +388,22 @@ static void test_layouts(void) {
     k->type[GGML_TYPE_Q4_K].to_float(&b4, y, 256);
     CHECK_NEAR(y[0], 2 * 7 - 3, 0);
     CHECK_NEAR(y[128], -5, 0);
+    /* MXFP4: nibble 7 is E2M1 6.0, nibble 0xD is -3.0 (high nibble: element
+     * 16); exponent 128 is the scale 2 (ggml's code book holds 2 E2M1 and its
+     * scale is halved: the same products) */
+    blk_mxfp4 bm;
+    memset(&bm, 0, sizeof bm);
+    bm.e = 128;
+    bm.qs[0] = 0xD7;
+    bm.qs[1] = 0x09; /* element 1: nibble 9 is -0.5 */
+    k->type[GGML_TYPE_MXFP4].to_float(&bm, y, 32);
+    CHECK_NEAR(y[0], 12.0, 0);
+    CHECK_NEAR(y[16], -6.0, 0);
+    CHECK_NEAR(y[1], -1.0, 0);
+    CHECK_NEAR(y[17], 0.0, 0);
+    CHECK_NEAR(eng_e8m0_half(127), 0.5, 0);
+    CHECK_NEAR(eng_e8m0_half(1), ldexp(1.0, -127), 0); /* the subnormal ggml special-cases */
+    CHECK_NEAR(eng_e8m0_half(0), ldexp(1.0, -128), 0);
 }
 
 /* The SIMD activation quantizers give eng_quantize_act's bytes and sums exactly,
