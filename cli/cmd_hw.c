@@ -1,9 +1,9 @@
 /* fitcheck hw: the built-in hardware catalog. */
 #include "cli/cli.h"
 #include "planner/planner.h"
+#include "reports/reports.h"
 
-#include <jansson.h>
-#include <string.h>
+#include <stdlib.h>
 
 static void hw_usage(FILE *out) {
     fprintf(out,
@@ -14,62 +14,16 @@ static void hw_usage(FILE *out) {
             "Every row keeps its source and confidence (--json).\n");
 }
 
-static json_t *num_array(const double *v, int n) {
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++) json_array_append_new(a, json_real(v[i]));
-    return a;
-}
-
 int cli_hw(int argc, char **argv) {
     bool json;
     int rc = cli_parse_json_only("hw", argc, argv, hw_usage, &json);
     if (rc != CLI_PROCEED) return rc;
-    json_t *arr = json_array();
-    if (!json)
-        printf("%-30s %-15s %-22s %9s %10s %10s  %s\n", "id", "category", "memory (GiB)", "GB/s", "FP16 TF", "FP32 TF",
-               "confidence");
-    size_t n = plan_hwcat_count();
-    for (size_t i = 0; i < n; i++) {
-        plan_hw_entry e;
-        fc_err err = {0};
-        if (plan_hwcat_get(i, &e, &err)) {
-            json_decref(arr);
-            return cli_report_error("hw", &err);
-        }
-        if (json) {
-            json_t *o = json_object();
-            json_object_set_new(o, "id", json_string(e.id));
-            json_object_set_new(o, "vendor", json_string(e.vendor));
-            json_object_set_new(o, "name", json_string(e.name));
-            json_object_set_new(o, "category", json_string(e.category));
-            json_object_set_new(o, "memory_gib", num_array(e.memory_gb, e.n_memory));
-            json_object_set_new(o, "gpu_mem_share", num_array(e.gpu_share, e.n_memory));
-            json_object_set_new(o, "memory_type", json_string(e.memory_type));
-            json_object_set_new(o, "bandwidth_gbs", json_real(e.bandwidth_gbs));
-            json_object_set_new(o, "fp16_tensor_tflops", json_real(e.fp16_tflops));
-            json_object_set_new(o, "bf16_fp32acc_tflops", json_real(e.bf16_tflops));
-            json_object_set_new(o, "fp32_tflops", json_real(e.fp32_tflops));
-            json_object_set_new(o, "int8_tops", json_real(e.int8_tops));
-            json_object_set_new(o, "host_interface", json_string(e.host_interface));
-            json_object_set_new(o, "launch_price_usd", e.price_usd > 0 ? json_real(e.price_usd) : json_null());
-            json_object_set_new(o, "price_source", e.price_usd > 0 ? json_string(e.price_source) : json_null());
-            json_object_set_new(o, "unverified_fields", json_string(e.unverified));
-            json_object_set_new(o, "confidence", json_string(e.confidence));
-            json_object_set_new(o, "source", json_string(e.source));
-            json_array_append_new(arr, o);
-            continue;
-        }
-        char mem[64] = "";
-        for (int m = 0, used = 0; m < e.n_memory && used < (int)sizeof mem - 8; m++)
-            used += snprintf(mem + used, sizeof mem - (size_t)used, "%s%g", m ? "/" : "", e.memory_gb[m]);
-        printf("%-30s %-15s %-22s %9.0f %10.1f %10.1f  %s\n", e.id, e.category, mem, e.bandwidth_gbs, e.fp16_tflops,
-               e.fp32_tflops, e.confidence);
-    }
-    if (json) {
-        cli_print_json(arr);
-        return 0;
-    }
-    printf("\n%zu entries. Sources per row: 'fitcheck hw --json'.\n", n);
-    json_decref(arr);
+    plan_hw_entry *v;
+    size_t n;
+    fc_err err = {0};
+    if (plan_hwcat_list(&v, &n, &err)) return cli_report_error("hw", &err);
+    if (json) cli_print_json(rep_hw_json(v, n));
+    else rep_hw_text(stdout, v, n);
+    free(v);
     return 0;
 }

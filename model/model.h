@@ -340,6 +340,28 @@ const char *model_role_name(int role);
 int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err);
 void model_desc_free(model_desc *d);
 
+/* What a GGUF holds, summed (model/summary.c): the figures `fitcheck
+ * inspect` renders (reports/inspect_*.c, docs/schema-inspect.md). */
+typedef struct model_type_total {
+    uint64_t bytes, elements;
+    uint32_t count;
+} model_type_total;
+typedef struct model_summary {
+    model_type_total types[GGML_TYPE_COUNT];   /* per ggml type */
+    uint32_t mix[ROLE_COUNT][GGML_TYPE_COUNT]; /* tensors per (role, type) */
+    uint8_t layers[ROLE_COUNT][GGML_TYPE_COUNT][MODEL_MAX_LAYERS / 8]; /* bit set: layers holding (role, type) */
+    double bits_per_weight;                    /* weight bits over parameters */
+    uint64_t kv_bytes_per_token_f16;
+    uint32_t n_swa_layers;                     /* layers on the sliding window */
+    bool has_file_type;
+    int64_t file_type;                         /* general.file_type when has_file_type */
+    uint32_t n_splits;                         /* parts, 1 when not split */
+    uint64_t header_bytes_fetched;             /* read over HTTP (all parts); 0 for local files */
+} model_summary;
+/* f is the file d was read from (model_desc_from_gguf: tensors in the same order). */
+void model_summary_make(model_summary *s, const gguf_file *f, const model_desc *d);
+bool model_summary_has_layer(const model_summary *s, int role, uint32_t type, uint32_t layer);
+
 /* ---- models that have not been downloaded ---------------------------------
  * config_json.c: a Hugging Face config.json -> hyperparameters (llama.cpp's
  * architecture names and conventions); catalog.c: the built-in catalog
@@ -370,6 +392,16 @@ size_t model_catalog_count(void);
 int model_catalog_get(size_t i, model_catalog_info *info, model_hparams *hp, fc_err *err);
 /* By name, case-insensitive; FC_EINPUT listing near names if unknown. */
 int model_catalog_find(const char *name, model_catalog_info *info, model_hparams *hp, fc_err *err);
+/* The catalog as `fitcheck models` lists it (model/summary.c): each entry
+ * with the sizes of its MODEL_DEFAULT_QUANT file as synthesized. */
+typedef struct model_catalog_summary {
+    model_catalog_info info;
+    char arch[MODEL_ARCH_MAX];
+    uint32_t n_layer, n_expert, n_ctx_train;
+    uint64_t n_params, file_bytes, kv_bytes_per_token_f16;
+} model_catalog_summary;
+/* Every entry in name order (*out malloc'd, n entries). */
+int model_catalog_summaries(model_catalog_summary **out, size_t *n, fc_err *err);
 
 /* One row of llama.cpp's file types (llama_ftype). */
 typedef struct model_ftype_info {

@@ -87,6 +87,22 @@ int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err) {
     return FC_OK;
 }
 
+int plan_hwcat_list(plan_hw_entry **out, size_t *n, fc_err *err) {
+    size_t count = plan_hwcat_count();
+    plan_hw_entry *v = calloc(count ? count : 1, sizeof *v);
+    if (!v) return fc_err_set(err, FC_ERUNTIME, "out of memory listing the hardware catalog");
+    for (size_t i = 0; i < count; i++) {
+        int rc = plan_hwcat_get(i, &v[i], err);
+        if (rc) {
+            free(v);
+            return rc;
+        }
+    }
+    *out = v;
+    *n = count;
+    return FC_OK;
+}
+
 int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err) {
     size_t n = plan_hwcat_count();
     for (size_t i = 0; i < n; i++) {

@@ -72,6 +72,8 @@ typedef struct plan_hw_entry {
 
 size_t plan_hwcat_count(void);
 int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err);
+/* The whole catalog in its order (*out malloc'd, n entries). */
+int plan_hwcat_list(plan_hw_entry **out, size_t *n, fc_err *err);
 /* By id, case-insensitive; FC_EINPUT if unknown. */
 int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err);
 
@@ -807,6 +809,19 @@ typedef struct plan_result {
  * (plan_cluster_make). Free with plan_result_free. */
 int plan_make(const plan_request *rq, plan_result *res, fc_err *err);
 void plan_result_free(plan_result *res);
+
+/* `fitcheck models --local` (planner/local.c): the GGUF models found on this
+ * machine (model_stores_scan; models_dir NULL = the stores only), each planned
+ * with plan_make's defaults and PLAN_DEFAULT_MIN_TPS on this machine's
+ * hardware. *out malloc'd, n entries. */
+typedef struct plan_local_model {
+    model_found found;
+    bool planned;                     /* false: error says why */
+    int verdict;                      /* enum plan_verdict, when planned */
+    double tg128;                     /* predicted decode t/s; 0 = not predicted */
+    char error[FC_ERR_MSG_MAX];
+} plan_local_model;
+int plan_local_make(const char *models_dir, plan_local_model **out, size_t *n, fc_err *err);
 
 /* --hw all: the request's model on every catalog device alone (GPUs with this
  * machine's RAM as host), ranked by where it fits, then decode speed. */

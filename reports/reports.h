@@ -144,6 +144,40 @@ void rep_fits_head(FILE *out, const struct plan_result *first);
 void rep_fits_row(FILE *out, const char *name, double params_b, const struct plan_result *r);
 void rep_fits_tail(FILE *out, int n_fit, int n_models, const struct plan_result *last);
 
+/* ---- inspect, hw, models -------------------------------------------------
+ * One result each, rendered as text and as the --json document documented in
+ * docs/schema-inspect.md, docs/schema-hw.md and docs/schema-models.md. */
+
+/* `fitcheck inspect`: a GGUF file, its description and its summary
+ * (model_summary_make). */
+typedef struct rep_inspect_view {
+    const char *path;          /* as the user gave it */
+    const gguf_file *file;
+    const model_desc *desc;
+    const model_summary *sum;
+    bool tensors;              /* --tensors: list every tensor */
+} rep_inspect_view;
+#define REP_INSPECT_LAYERS_MAX 1024 /* "0-3,6,9-12": a longer list is cut */
+void rep_inspect_text(FILE *out, const rep_inspect_view *v);
+json_t *rep_inspect_json(const rep_inspect_view *v);
+/* "(read in 1.2 ms)", or the bytes fetched for a URL: the line on stderr. */
+void rep_inspect_read_time(FILE *out, const model_summary *s, double seconds);
+/* Layers of role stored as type, as ranges "0-3,6,9-12" ("" when none). */
+void rep_inspect_layers(const rep_inspect_view *v, int role, uint32_t type, char *buf, size_t cap);
+/* hp->tokenizer clamped into enum model_tokenizer. */
+int rep_inspect_tokenizer(const model_hparams *hp);
+
+/* `fitcheck hw`: the hardware catalog (plan_hwcat_list). */
+void rep_hw_text(FILE *out, const plan_hw_entry *v, size_t n);
+json_t *rep_hw_json(const plan_hw_entry *v, size_t n);
+
+/* `fitcheck models`: the model catalog (model_catalog_summaries) and
+ * `models --local`: the models on this machine, planned (plan_local_make). */
+void rep_models_text(FILE *out, const model_catalog_summary *v, size_t n);
+json_t *rep_models_json(const model_catalog_summary *v, size_t n);
+void rep_models_local_text(FILE *out, const plan_local_model *v, size_t n);
+json_t *rep_models_local_json(const plan_local_model *v, size_t n);
+
 /* ---- charts (inline SVG) ---------------------------------------------------
  * Each chart carries its own text alternative (<title> and <desc>, role=img)
  * and scales to the width of the page. The report puts the same numbers in a
