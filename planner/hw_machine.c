@@ -78,6 +78,7 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
      * from a busy machine) */
     h->fp32_tflops = (p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t * p->n_cores : p->sgemm_gflops_all) / 1000.0;
     h->n_cores = p->n_cores;
+    h->storage_gbs = p->storage_read_gbs;
     snprintf(h->source, sizeof h->source, "probe profile of %s (%s)", p->hostname, p->created);
     if (!h->mem_total) return fc_err_set(err, FC_EINPUT, "machine profile has no RAM size");
     for (int i = 0; i < p->n_gpus && i < PROBE_MAX_GPUS; i++) {

@@ -111,6 +111,10 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     if (!rc) rc = plan_memory_compute(&r->mem, rq->model, &r->hw, &r->params, err);
     if (rc) return rc;
     for (int i = 0; i < r->mem.n_note; i++) note_add(r, "%s", r->mem.note[i]);
+    /* fewer layers on the GPUs only helps where there are GPUs */
+    if (r->mem.verdict == PLAN_NO_FIT)
+        snprintf(r->verdict_advice, sizeof r->verdict_advice, "try a smaller --quant, a shorter --ctx, --kv q8_0%s",
+                 r->hw.n_gpu ? " or fewer --ngl" : "");
     if (r->params.n_ctx > rq->model->hp.n_ctx_train && rq->model->hp.n_ctx_train)
         note_add(r, "context %u is beyond the %u tokens the model was trained on: quality past that is not assured",
                  r->params.n_ctx, rq->model->hp.n_ctx_train);
@@ -142,6 +146,13 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
                      "%u MiB, plus %u MiB so it is not tight; RAM keeps %llu GiB for macOS and the host part of the "
                      "plan beside it; the setting lasts until reboot)", r->hw.gpu[g].id, n, need, n - need,
                      (unsigned long long)(PLAN_MACOS_RESERVE >> 30));
+    }
+    if (r->has_speed && r->speed.paged_bytes > 0) {
+        char b[24];
+        note_add(r, "speed: each token waits for %s of weights read again from storage at %.1f GB/s (%s)",
+                 fc_fmt_bytes((uint64_t)r->speed.paged_bytes, b, sizeof b), r->speed.storage_gbs,
+                 r->speed.storage_assumed ? "assumed: no measured disk, 'fitcheck probe' measures it"
+                                          : "the probe's sequential read");
     }
     if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
     if (r->has_speed && rq->n_bench > 0 && (rc = bench_fill(rq, r, e, err))) goto out;

@@ -42,6 +42,7 @@ typedef struct plan_device {
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
+    double storage_gbs;        /* host: sequential read of the models' disk (probe), 0 = unknown */
     char source[160];          /* where mem_free / bandwidth came from */
 } plan_device;
 
@@ -602,10 +603,23 @@ typedef struct plan_speed_result {
     double pp512, tg128;           /* from an empty context */
     double pp_depth, tg_depth;     /* pp512 / tg128 after `depth` cached tokens */
     uint32_t depth;
+    /* PLAN_PAGED: mapped weights that do not stay in RAM are read from storage
+     * again, paged_bytes per decoded token at storage_gbs (the speeds above
+     * include that wait); storage_assumed: PLAN_DEFAULT_STORAGE_GBS, no
+     * measurement. 0 when nothing pages. */
+    double paged_bytes, storage_gbs;
+    bool storage_assumed;
 } plan_speed_result;
 
 /* The depth of "the context full": tg128's last token sees n_ctx cells. */
 uint32_t plan_full_depth(const plan_params *p);
+
+/* The disk a paged host reads when the probe measured none (catalog CPU
+ * platforms, a quick profile): a PCIe 3.0 x4 NVMe SSD's sequential read,
+ * 3.5 GB/s (Samsung 970 EVO Plus datasheet: up to 3,500 MB/s). Page faults
+ * through a mapping read less than the sequential figure, so a speed
+ * computed with it stays a ceiling. */
+#define PLAN_DEFAULT_STORAGE_GBS 3.5
 
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
@@ -795,6 +809,7 @@ typedef struct plan_result {
     char rec_llama[PLAN_CMD_MAX], rec_ollama[256];
     char note[PLAN_NOTES_MAX][PLAN_NOTE_LEN]; /* warnings a user should read */
     int n_note;
+    char verdict_advice[PLAN_NOTE_LEN]; /* what to change when the requested placement does not fit, else "" */
     plan_bench_test bench[PLAN_BENCH_MAX]; /* the request's --bench tests, predicted for the requested placement */
     double bench_tps[PLAN_BENCH_MAX];
     int n_bench;

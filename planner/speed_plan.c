@@ -3,6 +3,7 @@
  * kept in host RAM) become a plan_speed_setup. */
 #include "planner/planner.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,37 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     return FC_OK;
 }
 
+/* A paged host (PLAN_PAGED): RAM holds what must stay resident and part of
+ * the mapped weights; the rest, -margin bytes, is dropped and read from
+ * storage again when a token needs it. Decode touches the share of the host's
+ * weights it multiplies (all of a dense model's, the routed share of MoE
+ * experts), so it reads that share of the missing bytes per token: a cache
+ * of C bytes over a cyclic scan of M misses at least M - C per pass, whatever
+ * it evicts. A prompt batch touches nearly every weight: all missing bytes
+ * per ubatch. Time on the disk adds to time on the memory (a page fault
+ * blocks the thread that takes it), so decode is never faster than either. */
+static void paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r,
+                       double *per_batch) {
+    const plan_dev_mem *h = &mem->host;
+    *per_batch = 0;
+    if (h->verdict != PLAN_PAGED || h->margin >= 0 || !h->weights) return;
+    double missing = (double)-h->margin;
+    if (missing > (double)h->mapped) missing = (double)h->mapped;
+    const plan_speed_load *l = &s->load[0];
+    double touched = l->out_bytes;
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) touched += l->bytes[t];
+    double share = touched / (double)h->weights;
+    r->paged_bytes = missing * (share < 1 ? share : 1);
+    r->storage_assumed = !(hw->host.storage_gbs > 0);
+    r->storage_gbs = r->storage_assumed ? PLAN_DEFAULT_STORAGE_GBS : hw->host.storage_gbs;
+    *per_batch = missing;
+}
+
+/* tps tokens/s on memory, plus `bytes` read from storage per `tokens` tokens. */
+static double with_disk(double tps, double tokens, double bytes, double gbs) {
+    return tps > 0 && bytes > 0 ? tokens / (tokens / tps + bytes / (gbs * 1e9)) : tps;
+}
+
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err) {
     plan_speed_setup *s = calloc(1, sizeof *s);
@@ -73,6 +105,13 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         r->depth = depth;
         r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
         r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
+        double per_batch;
+        paged_read(s, hw, mem, r, &per_batch);
+        double n_batches = ceil((double)PLAN_TEST_PP / (double)(p->n_ubatch ? p->n_ubatch : PLAN_TEST_PP));
+        r->tg128 = with_disk(r->tg128, 1, r->paged_bytes, r->storage_gbs);
+        r->tg_depth = with_disk(r->tg_depth, 1, r->paged_bytes, r->storage_gbs);
+        r->pp512 = with_disk(r->pp512, PLAN_TEST_PP, n_batches * per_batch, r->storage_gbs);
+        r->pp_depth = with_disk(r->pp_depth, PLAN_TEST_PP, n_batches * per_batch, r->storage_gbs);
     }
     free(s);
     return rc;

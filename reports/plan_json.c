@@ -6,8 +6,13 @@
 #include "reports/reports.h"
 
 static json_t *speed_json(const plan_speed_result *s) {
-    return json_pack("{s:f,s:f,s:i,s:f,s:f}", "pp512_tps", s->pp512, "tg128_tps", s->tg128, "depth",
-                     (json_int_t)s->depth, "pp512_at_depth_tps", s->pp_depth, "tg128_at_depth_tps", s->tg_depth);
+    json_t *o = json_pack("{s:f,s:f,s:i,s:f,s:f}", "pp512_tps", s->pp512, "tg128_tps", s->tg128, "depth",
+                          (json_int_t)s->depth, "pp512_at_depth_tps", s->pp_depth, "tg128_at_depth_tps", s->tg_depth);
+    /* a paged host: what each token reads from storage, and at what speed */
+    json_object_set_new(o, "paged_bytes_per_token", json_integer((json_int_t)s->paged_bytes));
+    json_object_set_new(o, "storage_gbs", s->paged_bytes > 0 ? json_real(s->storage_gbs) : json_null());
+    json_object_set_new(o, "storage_assumed", json_boolean(s->storage_assumed));
+    return o;
 }
 
 static json_t *device_json(const plan_device *dev, const plan_dev_mem *dm) {
@@ -151,6 +156,7 @@ json_t *rep_plan_json(const plan_result *r) {
     json_array_append_new(devs, device_json(&r->hw.host, &r->mem.host));
     json_object_set_new(root, "devices", devs);
     json_object_set_new(root, "verdict", json_string(plan_verdict_name(r->mem.verdict)));
+    json_object_set_new(root, "verdict_advice", r->verdict_advice[0] ? json_string(r->verdict_advice) : json_null());
     json_object_set_new(root, "free_memory_source", json_string(r->hw.host.source));
     json_t *notes = json_array();
     for (int i = 0; i < r->n_note; i++) json_array_append_new(notes, json_string(r->note[i]));

@@ -106,8 +106,7 @@ static void memory_text(FILE *out, const plan_result *r) {
     device_line(out, "CPU (host RAM)", &r->mem.host);
     extras_text(out, r);
     fprintf(out, "\nverdict   %s", plan_verdict_name(r->mem.verdict));
-    if (r->mem.verdict == PLAN_NO_FIT)
-        fprintf(out, " — try a smaller --quant, a shorter --ctx, --kv q8_0%s", r->hw.n_gpu ? " or fewer --ngl" : "");
+    if (r->verdict_advice[0]) fprintf(out, " — %s", r->verdict_advice);
     fprintf(out, "\nfree memory: %s\n", fc_safe(r->hw.host.source));
     for (int i = 0; i < r->n_note; i++) fprintf(out, "note      %s\n", fc_safe(r->note[i]));
 }
