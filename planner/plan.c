@@ -75,7 +75,9 @@ static int bench_fill(const plan_request *rq, plan_result *r, const plan_efficie
     int rc = plan_speed_from_plan(s, rq->model, &r->hw, &r->mem, &r->params, err);
     for (int i = 0; !rc && i < rq->n_bench; i++) {
         r->bench[i] = rq->bench[i];
-        r->bench_tps[i] = plan_bench_predict(s, e, &rq->bench[i]);
+        const plan_bench_test *t = &rq->bench[i];
+        r->bench_tps[i] = plan_speed_paged_tps(&r->speed, &r->mem, r->params.n_ubatch, t->n_prompt, t->n_gen,
+                                               plan_bench_predict(s, e, t));
         r->n_bench++;
     }
     free(s);

@@ -623,6 +623,11 @@ uint32_t plan_full_depth(const plan_params *p);
 
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
+/* tps of a test of n_prompt + n_gen tokens on a paged host (r from
+ * plan_speed_predict: paged_bytes > 0) with the storage reads added; tps
+ * unchanged when nothing pages. */
+double plan_speed_paged_tps(const plan_speed_result *r, const plan_memory *mem, uint32_t n_ubatch, int n_prompt,
+                            int n_gen, double tps);
 
 /* Quality loss of a llama.cpp file type relative to F16 (data/quality.csv,
  * planner/quality.c): perplexity increase in percent and KL divergence, -1

@@ -69,29 +69,35 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
  * weights it multiplies (all of a dense model's, the routed share of MoE
  * experts), so it reads that share of the missing bytes per token: a cache
  * of C bytes over a cyclic scan of M misses at least M - C per pass, whatever
- * it evicts. A prompt batch touches nearly every weight: all missing bytes
- * per ubatch. Time on the disk adds to time on the memory (a page fault
- * blocks the thread that takes it), so decode is never faster than either. */
-static void paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r,
-                       double *per_batch) {
+ * it evicts. A prompt ubatch touches nearly every weight: all missing bytes. */
+static double paged_missing(const plan_memory *mem) {
     const plan_dev_mem *h = &mem->host;
-    *per_batch = 0;
-    if (h->verdict != PLAN_PAGED || h->margin >= 0 || !h->weights) return;
+    if (h->verdict != PLAN_PAGED || h->margin >= 0 || !h->weights) return 0;
     double missing = (double)-h->margin;
-    if (missing > (double)h->mapped) missing = (double)h->mapped;
+    return missing < (double)h->mapped ? missing : (double)h->mapped;
+}
+
+static void paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r) {
+    double missing = paged_missing(mem);
+    if (!(missing > 0)) return;
     const plan_speed_load *l = &s->load[0];
     double touched = l->out_bytes;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) touched += l->bytes[t];
-    double share = touched / (double)h->weights;
+    double share = touched / (double)mem->host.weights;
     r->paged_bytes = missing * (share < 1 ? share : 1);
     r->storage_assumed = !(hw->host.storage_gbs > 0);
     r->storage_gbs = r->storage_assumed ? PLAN_DEFAULT_STORAGE_GBS : hw->host.storage_gbs;
-    *per_batch = missing;
 }
 
-/* tps tokens/s on memory, plus `bytes` read from storage per `tokens` tokens. */
-static double with_disk(double tps, double tokens, double bytes, double gbs) {
-    return tps > 0 && bytes > 0 ? tokens / (tokens / tps + bytes / (gbs * 1e9)) : tps;
+/* Time on the disk adds to time on the memory (a page fault blocks the
+ * thread that takes it), so the result is never faster than either. */
+double plan_speed_paged_tps(const plan_speed_result *r, const plan_memory *mem, uint32_t n_ubatch, int n_prompt,
+                            int n_gen, double tps) {
+    if (!(r->paged_bytes > 0) || !(tps > 0) || n_prompt + n_gen <= 0) return tps;
+    double n_batches = n_prompt > 0 ? ceil((double)n_prompt / (double)(n_ubatch ? n_ubatch : (uint32_t)n_prompt)) : 0;
+    double disk_s = (n_batches * paged_missing(mem) + n_gen * r->paged_bytes) / (r->storage_gbs * 1e9);
+    double tokens = n_prompt + n_gen;
+    return tokens / (tokens / tps + disk_s);
 }
 
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
@@ -105,13 +111,11 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         r->depth = depth;
         r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
         r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
-        double per_batch;
-        paged_read(s, hw, mem, r, &per_batch);
-        double n_batches = ceil((double)PLAN_TEST_PP / (double)(p->n_ubatch ? p->n_ubatch : PLAN_TEST_PP));
-        r->tg128 = with_disk(r->tg128, 1, r->paged_bytes, r->storage_gbs);
-        r->tg_depth = with_disk(r->tg_depth, 1, r->paged_bytes, r->storage_gbs);
-        r->pp512 = with_disk(r->pp512, PLAN_TEST_PP, n_batches * per_batch, r->storage_gbs);
-        r->pp_depth = with_disk(r->pp_depth, PLAN_TEST_PP, n_batches * per_batch, r->storage_gbs);
+        paged_read(s, hw, mem, r);
+        r->tg128 = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg128);
+        r->tg_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg_depth);
+        r->pp512 = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp512);
+        r->pp_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp_depth);
     }
     free(s);
     return rc;
