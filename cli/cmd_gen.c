@@ -27,10 +27,10 @@ static void gen_usage(FILE *out) {
             "  --layers N      keep only the first N layers (quick tests)\n"
             "  --seed S        random seed (default 1): the same seed gives the same file\n"
             "  --json          print the summary as JSON\n\n"
-            "usage: fitcheck gen --mmproj " GEN_MMPROJ_SMOLVLM " -o FILE.gguf\n"
+            "usage: fitcheck gen --mmproj " GEN_MMPROJ_SMOLVLM "|" GEN_MMPROJ_GEMMA3 " -o FILE.gguf\n"
             "       fitcheck gen --lora-for MODEL.gguf [--rank R] -o FILE.gguf\n"
-            "Writes what loads next to a model, as llama.cpp's converters lay it out: SmolVLM-256M's vision\n"
-            "projector (llama.cpp --mmproj), or a LoRA adapter of rank R (default %d) on MODEL's attention\n"
+            "Writes what loads next to a model, as llama.cpp's converters lay it out: SmolVLM-256M's or\n"
+            "Gemma 3 4B's vision projector (llama.cpp --mmproj), or a LoRA adapter of rank R (default %d) on MODEL's attention\n"
             "and MLP matrices (llama.cpp --lora).\n",
             MODEL_DEFAULT_QUANT, MODEL_DEFAULT_QUANT, GEN_LORA_DEFAULT_RANK);
 }

@@ -35,10 +35,12 @@ int gen_file_size(const model_desc *d, const gen_opts *o, uint64_t *bytes, fc_er
 
 
 /* The files that load next to a model (gen/gen_extras.c), atomic like
- * gen_write: a vision projector at a published one's shapes (preset
- * GEN_MMPROJ_SMOLVLM: SmolVLM-256M-Instruct's mmproj, f16), and a LoRA
+ * gen_write: a vision projector at a published one's shapes (presets
+ * GEN_MMPROJ_SMOLVLM, SmolVLM-256M-Instruct's mmproj, and GEN_MMPROJ_GEMMA3,
+ * gemma-3-4b-it's; f16), and a LoRA
  * adapter of rank `rank` on base's attention and MLP matrices. */
 #define GEN_MMPROJ_SMOLVLM "smolvlm-256m"
+#define GEN_MMPROJ_GEMMA3 "gemma3-4b"
 int gen_mmproj_write(const char *preset, const char *path, uint64_t seed, fc_err *err);
 int gen_lora_write(const model_desc *base, uint32_t rank, const char *path, uint64_t seed, fc_err *err);
 

@@ -2,12 +2,10 @@
  * with the shapes llama.cpp's converters write, so the planner's --mmproj
  * and --lora are tested on files llama.cpp itself loads.
  *
- * The projector is SmolVLM-256M-Instruct's (HuggingFaceTB/SmolVLM-256M-Instruct
- * config.json vision_config: SigLIP, hidden 768, 12 layers, 12 heads, MLP 3072,
- * image 512, patch 16; scale_factor 4; text hidden 576), laid out as
- * convert_hf_to_gguf.py's SmolVLMModel writes mmproj-SmolVLM-256M-Instruct-f16.gguf:
- * 2-D weights f16, norms and biases f32, the embeddings ("*.embeddings.*") f32,
- * the idefics3 projector mm.model.fc.weight [768 x 16, 576]. The adapter is
+ * A projector (SmolVLM-256M-Instruct's or Gemma 3 4B's, table below) is laid
+ * out as convert_hf_to_gguf.py writes mmproj-*-f16.gguf: 2-D weights f16, norms
+ * and biases f32, the embeddings ("*.embeddings.*") f32, then the projector's
+ * own matrices. The adapter is
  * what convert_lora_to_gguf.py writes for a PEFT LoRA on q/k/v/o and the MLP:
  * per base weight W [n_in, n_out], W.lora_a [n_in, r] and W.lora_b [r, n_out], f16. */
 #include "gen/gen_internal.h"
@@ -15,15 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SMOLVLM_EMBD 768
-#define SMOLVLM_FF 3072
-#define SMOLVLM_LAYERS 12
-#define SMOLVLM_HEADS 12
-#define SMOLVLM_IMAGE 512
-#define SMOLVLM_PATCH 16
-#define SMOLVLM_SCALE 4
-#define SMOLVLM_TEXT_EMBD 576
-#define SMOLVLM_EPS 1e-6f
+/* The projectors gen writes: each a published mmproj's vision config and
+ * the text model's width its projector maps to. */
+typedef struct mmproj_preset {
+    const char *name, *projector, *title;
+    int64_t embd, ff, layers, heads, image, patch, text_embd;
+    uint32_t scale;  /* idefics3: pixel-shuffle factor (clip.vision.projector.scale_factor); gemma3: pooling */
+    float eps;
+} mmproj_preset;
+
+static const mmproj_preset presets[] = {
+    /* HuggingFaceTB/SmolVLM-256M-Instruct config.json vision_config; text hidden 576 */
+    {GEN_MMPROJ_SMOLVLM, "idefics3", "SmolVLM-256M-Instruct", 768, 3072, 12, 12, 512, 16, 576, 4, 1e-6f},
+    /* google/gemma-3-4b-it config.json vision_config (SigLIP so400m, 896 px, patch 14); text hidden 2560;
+     * clip.cpp pools the 64x64 patches by 4 (n_merge = 4 for every Gemma 3) */
+    {GEN_MMPROJ_GEMMA3, "gemma3", "gemma-3-4b-it", 1152, 4304, 27, 16, 896, 14, 2560, 4, 1e-6f},
+};
 #define RGB 3
 #define LORA_ALPHA_PER_RANK 2.0f /* PEFT's common lora_alpha = 2 r */
 
@@ -55,14 +60,14 @@ static int add(tensor_list *l, const char *name, uint32_t type, uint32_t n_dims,
 #define ADD(l, name, type, ...)                                                                                        \
     add(l, name, type, (uint32_t)FC_ARRAY_LEN(((int64_t[]){__VA_ARGS__})), (int64_t[]){__VA_ARGS__}, err)
 
-static int smolvlm_tensors(tensor_list *l, fc_err *err) {
-    const int64_t e = SMOLVLM_EMBD, f = SMOLVLM_FF, np = (SMOLVLM_IMAGE / SMOLVLM_PATCH) * (SMOLVLM_IMAGE / SMOLVLM_PATCH);
-    int rc = ADD(l, "v.patch_embd.weight", GGML_TYPE_F32, SMOLVLM_PATCH, SMOLVLM_PATCH, RGB, e);
+static int preset_tensors(tensor_list *l, const mmproj_preset *pr, fc_err *err) {
+    const int64_t e = pr->embd, f = pr->ff, np = (pr->image / pr->patch) * (pr->image / pr->patch);
+    int rc = ADD(l, "v.patch_embd.weight", GGML_TYPE_F32, pr->patch, pr->patch, RGB, e);
     if (!rc) rc = ADD(l, "v.patch_embd.bias", GGML_TYPE_F32, e);
     if (!rc) rc = ADD(l, "v.position_embd.weight", GGML_TYPE_F32, e, np);
     static const char *const mats[] = {"attn_q", "attn_k", "attn_v", "attn_out"};
     char n[GGUF_NAME_MAX];
-    for (int il = 0; !rc && il < SMOLVLM_LAYERS; il++) {
+    for (int il = 0; !rc && il < pr->layers; il++) {
         for (size_t m = 0; !rc && m < FC_ARRAY_LEN(mats); m++) {
             snprintf(n, sizeof n, "v.blk.%d.%s.weight", il, mats[m]);
             rc = ADD(l, n, GGML_TYPE_F16, e, e);
@@ -87,7 +92,13 @@ static int smolvlm_tensors(tensor_list *l, fc_err *err) {
     }
     if (!rc) rc = ADD(l, "v.post_ln.weight", GGML_TYPE_F32, e);
     if (!rc) rc = ADD(l, "v.post_ln.bias", GGML_TYPE_F32, e);
-    if (!rc) rc = ADD(l, "mm.model.fc.weight", GGML_TYPE_F16, e * SMOLVLM_SCALE * SMOLVLM_SCALE, SMOLVLM_TEXT_EMBD);
+    if (rc) return rc;
+    /* idefics3: mm.model.fc [e x scale^2, text]; gemma3: mm.input_projection [text, e] (clip.cpp transposes
+     * it) after RMS-norm mm.soft_emb_norm [e] */
+    if (!strcmp(pr->projector, "idefics3"))
+        return ADD(l, "mm.model.fc.weight", GGML_TYPE_F16, e * pr->scale * pr->scale, pr->text_embd);
+    rc = ADD(l, "mm.input_projection.weight", GGML_TYPE_F16, pr->text_embd, e);
+    if (!rc) rc = ADD(l, "mm.soft_emb_norm.weight", GGML_TYPE_F32, e);
     return rc;
 }
 
@@ -123,32 +134,37 @@ static int write_list(gguf_writer *w, tensor_list *l, const char *path, uint64_t
 }
 
 int gen_mmproj_write(const char *preset, const char *path, uint64_t seed, fc_err *err) {
-    if (strcmp(preset, GEN_MMPROJ_SMOLVLM))
-        return fc_err_set(err, FC_EINPUT, "--mmproj: '%s' is not a projector gen knows (" GEN_MMPROJ_SMOLVLM ")",
-                          fc_safe(preset));
+    const mmproj_preset *pr = NULL;
+    for (size_t i = 0; i < FC_ARRAY_LEN(presets); i++)
+        if (!strcmp(preset, presets[i].name)) pr = &presets[i];
+    if (!pr)
+        return fc_err_set(err, FC_EINPUT, "--mmproj: '%s' is not a projector gen knows (" GEN_MMPROJ_SMOLVLM ", "
+                          GEN_MMPROJ_GEMMA3 ")", fc_safe(preset));
     tensor_list l = {0};
     gguf_writer *w = gguf_writer_new(0);
-    int rc = w ? smolvlm_tensors(&l, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int rc = w ? preset_tensors(&l, pr, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
     if (!rc) {
-        /* the keys convert_hf_to_gguf.py's MmprojModel / SmolVLMModel write */
+        /* the keys convert_hf_to_gguf.py's MmprojModel and its SmolVLM / Gemma3 subclasses write */
         static const float half[RGB] = {0.5f, 0.5f, 0.5f};
+        char name[128];
+        snprintf(name, sizeof name, "%s mmproj (fitcheck gen, random weights)", pr->title);
         gguf_writer_str(w, "general.architecture", "clip");
-        gguf_writer_str(w, "general.name", "SmolVLM-256M-Instruct mmproj (fitcheck gen, random weights)");
+        gguf_writer_str(w, "general.name", name);
         gguf_writer_u32(w, "general.file_type", 1); /* MOSTLY_F16 */
         gguf_writer_bool(w, "clip.has_vision_encoder", true);
-        gguf_writer_str(w, "clip.projector_type", "idefics3");
+        gguf_writer_str(w, "clip.projector_type", pr->projector);
         gguf_writer_bool(w, "clip.use_gelu", true);
-        gguf_writer_u32(w, "clip.vision.image_size", SMOLVLM_IMAGE);
-        gguf_writer_u32(w, "clip.vision.patch_size", SMOLVLM_PATCH);
-        gguf_writer_u32(w, "clip.vision.embedding_length", SMOLVLM_EMBD);
-        gguf_writer_u32(w, "clip.vision.feed_forward_length", SMOLVLM_FF);
-        gguf_writer_u32(w, "clip.vision.block_count", SMOLVLM_LAYERS);
-        gguf_writer_u32(w, "clip.vision.projection_dim", SMOLVLM_TEXT_EMBD);
-        gguf_writer_u32(w, "clip.vision.attention.head_count", SMOLVLM_HEADS);
-        gguf_writer_f32(w, "clip.vision.attention.layer_norm_epsilon", SMOLVLM_EPS);
+        gguf_writer_u32(w, "clip.vision.image_size", (uint32_t)pr->image);
+        gguf_writer_u32(w, "clip.vision.patch_size", (uint32_t)pr->patch);
+        gguf_writer_u32(w, "clip.vision.embedding_length", (uint32_t)pr->embd);
+        gguf_writer_u32(w, "clip.vision.feed_forward_length", (uint32_t)pr->ff);
+        gguf_writer_u32(w, "clip.vision.block_count", (uint32_t)pr->layers);
+        gguf_writer_u32(w, "clip.vision.projection_dim", (uint32_t)pr->text_embd);
+        gguf_writer_u32(w, "clip.vision.attention.head_count", (uint32_t)pr->heads);
+        gguf_writer_f32(w, "clip.vision.attention.layer_norm_epsilon", pr->eps);
         gguf_writer_arr_f32(w, "clip.vision.image_mean", half, RGB);
         gguf_writer_arr_f32(w, "clip.vision.image_std", half, RGB);
-        gguf_writer_u32(w, "clip.vision.projector.scale_factor", SMOLVLM_SCALE);
+        gguf_writer_u32(w, "clip.vision.projector.scale_factor", pr->scale);
         rc = write_list(w, &l, path, seed, err);
     }
     gguf_writer_free(w);

@@ -22,13 +22,15 @@
  *   FFN: the up-projection (n_ff wide) next to the block input, the residual
  *        and the normed input (3 rows);
  *   attention: without flash attention the scores [positions^2 x heads]
- *        beside Q, K, V and the input (4 rows); with it Q, K, V, the input
- *        and the output (5 rows).
- * SmolVLM-256M (1024 positions, 768 wide, 12 heads, n_ff 3072) on the CPU:
- * 21.00 MiB with flash attention, 60.00 MiB without — llama.cpp's
- * reserve_compute_meta prints the same. */
+ *        beside 6 rows (Q, K, V, the input and what the allocator keeps
+ *        around them); with it Q, K, V, the input and the output (5 rows).
+ * Checked with llama.cpp's reserve_compute_meta on the CPU: SmolVLM-256M
+ * (1024 positions, 768 wide, 12 heads, n_ff 3072) 21.00 MiB with flash
+ * attention (ours 21.00), 60.00 without (ours 66.00); Gemma 3 4B (4096
+ * positions, 1152 wide, 16 heads, n_ff 4304) 121.25 (121.25) and 1132.00
+ * (1132.00). 6 rows is the fewest that never under-counts either. */
 #define VIT_FFN_ROWS 3
-#define VIT_ATTN_ROWS 4
+#define VIT_ATTN_ROWS 6
 #define VIT_ATTN_FA_ROWS 5
 
 uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *positions) {

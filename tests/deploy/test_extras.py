@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
 import gguf_split  # noqa: E402
 
 BIN = os.environ["FITCHECK_BIN"]
@@ -24,19 +25,12 @@ if not all(os.path.isfile(m) for m in (SMOL, GEMMA)):
     sys.exit(77)
 MIB, GIB = 1 << 20, 1 << 30
 
-failures = []
 work = tempfile.mkdtemp(prefix="fc_extras.")
 files = os.path.join(work, "files")
 home = os.path.join(work, "home")
 os.mkdir(files)
 os.mkdir(home)
 ENV = dict(os.environ, HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"))
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(*args):
@@ -79,7 +73,7 @@ try:
 
     # --mmproj: weights are the file's tensors; one 512x512 image's compute is what
     # llama.cpp's reserve_compute_meta printed for this projector: 21.00 MiB with
-    # flash attention, 60.00 MiB without (docs/planner-memory.md).
+    # flash attention, 60.00 MiB without (ours 66: docs/planner-memory.md).
     base = plan(SMOL, "--hw", "rtx-4090")
     d = plan(SMOL, "--hw", "rtx-4090", "--mmproj", mmproj)
     mm = d["extras"]["mmproj"]
@@ -93,7 +87,8 @@ try:
     check(d["devices"][1]["total_bytes"] == base["devices"][1]["total_bytes"], "the host's does not")
     check(f"--mmproj {mmproj}" in d["llama_cpp"], f"command: {d['llama_cpp']}")
     off = plan(SMOL, "--hw", "rtx-4090", "--mmproj", mmproj, "--fa", "off")
-    check(off["extras"]["mmproj"]["compute_bytes"] == 60 * MIB, "one image, FA off: 60 MiB (the 48 MiB scores)")
+    c = off["extras"]["mmproj"]["compute_bytes"]
+    check(60 * MIB <= c <= 66 * MIB, f"one image, FA off: llama.cpp's 60 MiB (48 of scores), never less: {c / MIB}")
     cpu = plan(SMOL, "--hw", "rtx-4090", "--mmproj", mmproj, "--no-mmproj-offload")
     check(cpu["devices"][1]["mmproj_bytes"] == g["mmproj_bytes"] and cpu["devices"][0]["mmproj_bytes"] == 0,
           "--no-mmproj-offload: on the host")
@@ -175,5 +170,4 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -14,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 BIN = os.environ["FITCHECK_BIN"]
 MODELS = os.environ.get("FITCHECK_MODELS", "")
 SMOL = os.path.join(MODELS, "SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -22,17 +25,10 @@ if not (os.path.isfile(SMOL) and os.path.isfile(GEMMA)):
     print("real models not found in FITCHECK_MODELS: skipping")
     sys.exit(77)
 
-failures = []
 work = tempfile.mkdtemp(prefix="fc_stores.")
 home = os.path.join(work, "home")
 ENV = {k: v for k, v in os.environ.items() if k not in ("OLLAMA_MODELS", "HF_HOME", "HF_HUB_CACHE", "LLAMA_CACHE", "XDG_CACHE_HOME")}
 ENV["HOME"] = home
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(*args, env=None):
@@ -143,5 +139,4 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()

@@ -13,6 +13,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
 import gguf_split  # noqa: E402
 import http_server  # noqa: E402
 
@@ -24,17 +25,10 @@ if not all(os.path.isfile(os.path.join(MODELS, m)) for m in (SMOL, GEMMA)):
     print("real models not found in FITCHECK_MODELS: skipping")
     sys.exit(77)
 
-failures = []
 work = tempfile.mkdtemp(prefix="fc_url.")
 home = os.path.join(work, "home")
 os.mkdir(home)
 ENV = dict(os.environ, HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"))
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(*args, env=None):
@@ -168,5 +162,4 @@ finally:
     srv.shutdown()
     shutil.rmtree(work, ignore_errors=True)
 
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()
