@@ -2,7 +2,7 @@
 # Predicted vs measured for llama.cpp's RPC backend over shaped links, on this
 # one machine: two ggml-rpc-server processes, each in its own network
 # namespace joined to the main one by a veth pair shaped with tc tbf (this
-# kernel has no netem: bench/delay_relay.py adds the round trip), llama-bench
+# kernel has no netem: bench/delay_relay.c adds the round trip), llama-bench
 # --rpc on two models made with `fitcheck gen` (dense: llama-3.2-1b's shapes,
 # 4 layers; MoE: qwen3-30b-a3b's, 2 layers), for three link settings. Per link:
 #   - fitcheck probe --peer across the same link (through a relay like the
@@ -12,7 +12,10 @@
 #     plan --hw 'm=P;a=P;b=P' --link P --tensor-split 1,1 --pp PP --tg TG`, P the profile
 #     holding the measured link;
 #   - once per model (fastest link): the RPC buffers llama-bench -v prints vs
-#     the planner's per-device memory.
+#     the planner's per-device memory;
+#   - whether each host pays: the model on the main host alone (llama-bench
+#     without --rpc), on one rpc-server and on two, against the plan's
+#     per-host-count speeds (its "hosts_scaling" rows: 1, 2, 3 hosts).
 # Needs root (ip netns, tc) and llama.cpp built with GGML_RPC=ON
 # (LLAMA_BIN, default ~/.cache/fitcheck/llama.cpp/build/bin). CPU is scarce:
 # runs are short, and serialized with other benches under /tmp/fitcheck-bench.lock.
@@ -21,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PP=${1:-64} TG=${2:-16}
-FC=$PWD/build/fitcheck
+FC=${FC:-$PWD/build/fitcheck}
 LLAMA_BIN=${LLAMA_BIN:-$HOME/.cache/fitcheck/llama.cpp/build/bin}
 RPC=$LLAMA_BIN/ggml-rpc-server
 [ -x "$RPC" ] || RPC=$LLAMA_BIN/rpc-server
@@ -29,6 +32,10 @@ for x in "$FC" "$RPC" "$LLAMA_BIN/llama-bench"; do [ -x "$x" ] || { echo "missin
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces)" >&2; exit 2; }
 work=${WORK:-$(mktemp -d /tmp/fc-rpc-bench.XXXX)}
 mkdir -p "$work"
+RELAY=$work/delay_relay
+cc -O2 -pthread bench/delay_relay.c -o "$RELAY"
+# the relays run SCHED_FIFO: on a loaded machine their wakeups would otherwise wait for a core
+FIFO=(); chrt -f 20 true 2>/dev/null && FIFO=(chrt -f 20)
 THREADS=1   # one thread each: two spinning threads collapse on a shared, loaded 2-core machine
 # link settings: name, tbf rate, round trip to add (ms; 0 = the veth's own)
 LINKS=("10gbit 0" "1gbit 0.3" "100mbit 2")   # fastest first: rpc-server -c fills its cache there
@@ -94,13 +101,13 @@ relay_up() { # one-way ms: relays on port +1 in each namespace, or none
     for n in a b; do
         i=$((i + 1))
         for port in 50052 50152; do
-            ip netns exec fcr-$n python3 bench/delay_relay.py 10.77.$i.2:$((port + 1)) 10.77.$i.2:$port "$1" \
+            ip netns exec fcr-$n "${FIFO[@]}" "$RELAY" 10.77.$i.2:$((port + 1)) 10.77.$i.2:$port "$1" \
                 >>"$work/relay-$n.log" 2>&1 &
             relays+=($!)
             pids+=($!)
         done
     done
-    # python starts slowly on a loaded machine: wait for all four to listen
+    # wait for all four to listen
     for _ in $(seq 100); do
         [ "$(cat "$work"/relay-?.log 2>/dev/null | grep -c "^relay .* $1 ms")" -ge 4 ] && break
         sleep 0.2
@@ -173,6 +180,25 @@ for i, d in enumerate(devs):
             print(f"memory\t{sys.argv[4]}\tRPC{i} {key}\tllama.cpp {v:.1f} MiB\tplanned {p:.1f} MiB\tdiff {p - v:+.1f} MiB ({(p - v) / v * 100 if v else 0:+.1f}%)")
 PY
         grep -P "\t$m\t$rate" "$results" | tail -2
+        # does each host pay: one rpc-server (hosts m, a) here; the main host alone once per cycle
+        flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" --rpc "$ra" -ngl 99 \
+            -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench1-$m-$rate.json" 2>/dev/null
+        if [ "$L" = "${LINKS[0]}" ]; then
+            flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" \
+                -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench0-$m.json" 2>/dev/null
+        fi
+        python3 - "$work/plan-$m-$rate.json" "$work/bench0-$m.json" "$work/bench1-$m-$rate.json" \
+            "$work/bench-$m-$rate.json" "$m" "$rate+${rtt}ms" >>"$results" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+rows = {h["hosts"]: h for h in plan.get("hosts_scaling", [])}
+for n, path in ((1, sys.argv[2]), (2, sys.argv[3]), (3, sys.argv[4])):
+    for b in json.load(open(path)):
+        kind = "pp" if b["n_prompt"] else "tg"
+        pred = rows.get(n, {}).get(kind + "_tps", 0)
+        print(f"hosts\t{sys.argv[5]}\t{sys.argv[6]}\t{kind}\t{n}\tmeasured {b['avg_ts']:.2f}\tpredicted {pred:.2f}")
+PY
+        echo "load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/load.log"
     done
     first=0
 done

@@ -182,17 +182,12 @@ static int add_rpc_devices(plan_cluster *c, int h, fc_err *err) {
     return FC_OK;
 }
 
-int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc_err *err) {
-    int rc = plan_cluster_parse(c, spec, err);
-    if (rc) return rc;
-    if (c->n_host < 2) return fc_err_set(err, FC_EINPUT, "--hw: a cluster needs at least two hosts");
-    if ((rc = plan_link_parse(&c->link, link ? link : "1gbe", err))) return rc;
-    for (int h = 0; h < c->n_host; h++) {
-        const char *s = c->host_spec[h];
-        if ((rc = plan_hw_resolve(&c->host_hw[h], !strcmp(s, "this") ? NULL : s, err)))
-            return fc_err_prefix(err, "--hw host %s: ", c->host_name[h]);
-    }
+/* The devices llama.cpp on the main host sees, from the hosts resolved. */
+static int flatten(plan_cluster *c, fc_err *err) {
+    memset(&c->hw, 0, sizeof c->hw);
+    memset(c->dev_host, 0, sizeof c->dev_host);
     c->hw.host = c->host_hw[0].host;
+    int rc;
     for (int h = 1; h < c->n_host; h++)
         if ((rc = add_rpc_devices(c, h, err))) return rc;
     for (int g = 0; g < c->host_hw[0].n_gpu; g++) {
@@ -204,4 +199,24 @@ int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc
     for (int h = 0; h < c->n_host && k > 0 && (size_t)k < sizeof c->hw.label; h++)
         k += snprintf(c->hw.label + k, sizeof c->hw.label - (size_t)k, " %s=%s", c->host_name[h], c->host_spec[h]);
     return FC_OK;
+}
+
+int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc_err *err) {
+    int rc = plan_cluster_parse(c, spec, err);
+    if (rc) return rc;
+    if (c->n_host < 2) return fc_err_set(err, FC_EINPUT, "--hw: a cluster needs at least two hosts");
+    if ((rc = plan_link_parse(&c->link, link ? link : "1gbe", err))) return rc;
+    for (int h = 0; h < c->n_host; h++) {
+        const char *s = c->host_spec[h];
+        if ((rc = plan_hw_resolve(&c->host_hw[h], !strcmp(s, "this") ? NULL : s, err)))
+            return fc_err_prefix(err, "--hw host %s: ", c->host_name[h]);
+    }
+    return flatten(c, err);
+}
+
+int plan_cluster_first_hosts(const plan_cluster *c, int k, plan_cluster *out, fc_err *err) {
+    if (k < 1 || k > c->n_host) return fc_err_set(err, FC_EINPUT, "%d of %d hosts", k, c->n_host);
+    *out = *c;
+    out->n_host = k;
+    return flatten(out, err);
 }

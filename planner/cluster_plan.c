@@ -31,6 +31,16 @@
  * (ggml-rpc.cpp HASH_THRESHOLD). */
 #define HASH_THRESHOLD (10.0 * 1024 * 1024)
 #define SPLIT_GRID 24              /* split search: steps per device when three or more */
+/* An rpc-server's CPU device allocates plain CPU buffers (ggml-rpc.cpp: the
+ * device's default buffer type), so llama.cpp's CPU_REPACK layouts, which
+ * the CPU efficiency constants were fitted with, do not apply there. Its
+ * speed as a share of the repacked one: llama-bench --repack 0 / --repack 1
+ * on the same generated models (llama-3.2-1b shapes 4 layers, qwen3-30b-a3b
+ * shapes 2 layers, Q4_0), pp64 and tg16, 1 thread, 9 interleaved pairs on
+ * this 2-core AVX-512 VM, load average 7-11, 1 Dec 2026: median 0.81 for
+ * both decode and prefill (pairs 0.54-1.21 and 0.50-1.57: the load moves
+ * each run by up to 2x; docs/rpc.md). */
+#define RPC_CPU_OF_REPACKED 0.81
 
 static int layer_device(const plan_memory *mem, uint32_t il) {
     for (int g = 0; g < mem->n_gpu; g++)
@@ -132,6 +142,32 @@ static void load_times(const plan_cluster *c, const model_desc *m, plan_cluster_
     r->load_cached_s = small / bw + n_big * rtt; /* plus reading `big` from the remote's own disk */
 }
 
+/* The RPC CPU devices' share of the compute time at their plain-buffer rate:
+ * the time without their loads is the rest; their share is divided by
+ * RPC_CPU_OF_REPACKED. Only a CPU that repacks at home is slower there. */
+static int rpc_cpu_unpacked(const plan_cluster *c, const plan_speed_setup *s, const plan_efficiency *e, int n_prompt,
+                            int n_gen, double *tg_s, double *pp_s, fc_err *err) {
+    plan_speed_setup *rest = fc_malloc(sizeof *rest, err);
+    if (!rest) return FC_ERUNTIME;
+    *rest = *s;
+    bool any = false;
+    for (int g = 0; g < c->hw.n_gpu; g++) {
+        const plan_device *d = &c->hw.gpu[g];
+        if (d->rpc && d->backend == PLAN_CPU && d->cpu_repack != PLAN_REPACK_NONE && plan_speed_load_busy(&s->load[1 + g])) {
+            memset(&rest->load[1 + g], 0, sizeof rest->load[1 + g]);
+            any = true;
+        }
+    }
+    if (any) {
+        double tg = plan_speed_tg_tps(rest, e, n_gen, 0), pp = plan_speed_pp_tps(rest, e, n_prompt, 0);
+        double tg_rest = tg > 0 ? 1.0 / tg : 0, pp_rest = pp > 0 ? n_prompt / pp : 0;
+        *tg_s = tg_rest + fmax(0, *tg_s - tg_rest) / RPC_CPU_OF_REPACKED;
+        *pp_s = pp_rest + fmax(0, *pp_s - pp_rest) / RPC_CPU_OF_REPACKED;
+    }
+    free(rest);
+    return FC_OK;
+}
+
 void plan_cluster_result_free(plan_cluster_result *r) {
     free(r->setup);
     r->setup = NULL;
@@ -151,6 +187,7 @@ int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_par
     if (!(tg > 0) || !(pp > 0)) return fc_err_set(err, FC_EINPUT, "no speed for this cluster (missing figures)");
     r->tg_s_compute = 1.0 / tg;
     r->pp_s_compute = n_prompt / pp;
+    if ((rc = rpc_cpu_unpacked(c, r->setup, e, n_prompt, n_gen, &r->tg_s_compute, &r->pp_s_compute, err))) return rc;
     /* decode: one token, one logit row, cells in view padded to 256; the graph is reused */
     uint32_t cells = (uint32_t)((n_gen + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
     r->net_tg = plan_cluster_net(c, m, &r->mem, 1, cells, 1, false);
@@ -224,7 +261,9 @@ int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_pa
     split_ctx x = {c, m, p, e, n_prompt, n_gen};
     int n = c->hw.n_gpu;
     uint32_t total = m->hp.n_layer + 1, cnt[PLAN_MAX_DEVICES] = {0};
-    if (n == 1) {
+    if (n == 0) { /* the main host's CPU alone: nothing to split */
+        try_split(&x, cnt, out);
+    } else if (n == 1) {
         cnt[0] = total;
         try_split(&x, cnt, out);
     } else if (n == 2) {
@@ -299,6 +338,77 @@ void plan_cluster_plan_free(plan_cluster_plan *p) {
     plan_cluster_result_free(&p->requested);
 }
 
+/* What adding a host gives: llama.cpp's default split, else the fastest that fits, else NULL. */
+static const plan_cluster_result *step_result(const plan_cluster_splits *sp) {
+    return sp->dflt.mem.verdict != PLAN_NO_FIT ? &sp->dflt : sp->best_fits ? &sp->best : NULL;
+}
+
+static void step_fill(const plan_cluster_splits *sp, plan_cluster_step *st) {
+    const plan_cluster_result *r = step_result(sp);
+    memset(st, 0, sizeof *st);
+    st->fits = r != NULL;
+    st->fastest = r == &sp->best;
+    if (r) st->tg_tps = r->tg_tps, st->pp_tps = r->pp_tps;
+}
+
+/* Host k against k - 1 (both results of fitting splits, or NULL): decode's
+ * compute saved per token against the round trips and bytes added. */
+static void step_compare(const plan_cluster *c, const plan_cluster_result *prev, const plan_cluster_result *cur,
+                         plan_cluster_step *st) {
+    if (!cur) return;
+    if (!prev) {
+        st->pays = true;                 /* it makes the model fit */
+        return;
+    }
+    st->pays = cur->tg_tps > prev->tg_tps;
+    st->saved_s = prev->tg_s_compute - cur->tg_s_compute;
+    st->trips_s = (cur->net_tg.n_trips - prev->net_tg.n_trips) * c->link.rtt_us * 1e-6;
+    double bytes = cur->net_tg.bytes - prev->net_tg.bytes;
+    if (st->saved_s <= st->trips_s) st->break_even_gbs = bytes <= 0 && st->saved_s >= st->trips_s ? 0 : -1;
+    else st->break_even_gbs = bytes > 0 ? bytes / (st->saved_s - st->trips_s) / 1e9 : 0;
+}
+
+/* Speed with the first 1 .. n hosts (the last is the plan's own splits). */
+static int steps_fill(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
+                      plan_cluster_plan *out, fc_err *err) {
+    plan_cluster *sub = fc_malloc(sizeof *sub, err);
+    plan_cluster_splits *sp = fc_malloc(2 * sizeof *sp, err);
+    int rc = sub && sp ? FC_OK : FC_ERUNTIME;
+    plan_params q = *p;
+    memset(q.tensor_split, 0, sizeof q.tensor_split);
+    q.n_tensor_split = 0;
+    if (sp) memset(sp, 0, 2 * sizeof *sp);
+    for (int k = 1; !rc && k <= c->n_host; k++) {
+        plan_cluster_splits *cur = &sp[k % 2], *prev = &sp[(k + 1) % 2];
+        const plan_cluster_splits *use = cur;
+        const plan_cluster *cc = c;
+        fc_err serr = {0};
+        if (k == c->n_host) {
+            use = &out->splits;
+        } else if ((rc = plan_cluster_first_hosts(c, k, sub, err))) {
+            break;
+        } else if (plan_cluster_split(sub, m, &q, e, out->n_prompt, out->n_gen, cur, &serr)) {
+            /* fewer hosts without a figure (a main host never probed): no step, not no plan */
+            memset(&out->step[k - 1], 0, sizeof out->step[k - 1]);
+            snprintf(out->step[k - 1].no_speed, sizeof out->step[k - 1].no_speed, "%s", serr.msg);
+            plan_cluster_result_free(&prev->dflt);
+            plan_cluster_result_free(&prev->best);
+            continue;
+        } else {
+            cc = sub;
+        }
+        step_fill(use, &out->step[k - 1]);
+        if (k > 1 && !out->step[k - 2].no_speed[0]) step_compare(cc, step_result(prev), step_result(use), &out->step[k - 1]);
+        plan_cluster_result_free(&prev->dflt);
+        plan_cluster_result_free(&prev->best);
+    }
+    if (sp)
+        for (int i = 0; i < 2; i++) plan_cluster_result_free(&sp[i].dflt), plan_cluster_result_free(&sp[i].best);
+    free(sub);
+    free(sp);
+    return rc;
+}
+
 int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err) {
     memset(out, 0, sizeof *out);
     plan_cluster *c = &out->cluster;
@@ -317,6 +427,7 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
     rc = plan_cluster_split(c, m, p, e, out->n_prompt, out->n_gen, &out->splits, err);
     out->has_requested = p->n_tensor_split > 0 || p->n_gpu_layers != PLAN_NGL_ALL;
     if (!rc && out->has_requested) rc = plan_cluster_eval(c, m, p, e, out->n_prompt, out->n_gen, &out->requested, err);
+    if (!rc) rc = steps_fill(c, m, p, e, out, err);
     free(own);
     if (rc) {
         plan_cluster_plan_free(out);

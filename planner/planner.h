@@ -909,6 +909,8 @@ bool plan_cluster_spec_is(const char *spec);
 int plan_cluster_parse(plan_cluster *c, const char *spec, fc_err *err);
 /* Parses, resolves every host's hardware (plan_hw_resolve) and flattens. */
 int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc_err *err);
+/* The cluster of c's first k hosts (k = 1: the main host alone), flattened. */
+int plan_cluster_first_hosts(const plan_cluster *c, int k, plan_cluster *out, fc_err *err);
 
 /* Network time of one llama_decode of n_tok tokens with kv_cells cells in
  * view: per run of layers on one remote host a round trip, the activations
@@ -963,6 +965,23 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
  * that fits, the split asked for (-ts or -ngl given), and the commands for
  * the split shown (the one asked for, else the fastest that fits, else the
  * default). */
+/* Does each host pay: the model on the first k hosts, with llama.cpp's
+ * split by free memory (the fastest split that fits when that does not),
+ * against k - 1 hosts. For decode: the compute time per token host k saves
+ * and the round trips it adds, and the link goodput below which it costs
+ * more (round trips, activations) than it saves: break_even_gbs, 0 when any
+ * link pays (it makes the model fit, or adds no transfers), -1 when none
+ * does (it saves nothing, or its round trips alone take more). */
+typedef struct plan_cluster_step {
+    bool fits;
+    bool fastest;                     /* the fastest split: llama.cpp's default does not fit */
+    double tg_tps, pp_tps;            /* 0 when nothing fits */
+    bool pays;                        /* k >= 2: faster decode than k - 1 hosts, or fits where they do not */
+    double saved_s, trips_s;          /* k >= 2, both fit: decode compute saved, round trips added, per token */
+    double break_even_gbs;
+    char no_speed[FC_ERR_MSG_MAX];    /* k < n: why these hosts have no plan ("" = they have one) */
+} plan_cluster_step;
+
 typedef struct plan_cluster_plan {
     char model_name[PLAN_FILE_MAX];   /* the model as the user named it */
     plan_cluster cluster;
@@ -974,6 +993,7 @@ typedef struct plan_cluster_plan {
     bool file_exists;
     char llama_cmd[PLAN_CMD_MAX];     /* on the main host */
     char rpc_cmd[PLAN_MAX_HOSTS][PLAN_RPC_CMD_MAX]; /* on host h >= 1 */
+    plan_cluster_step step[PLAN_MAX_HOSTS]; /* step[k - 1]: the first k hosts */
 } plan_cluster_plan;
 
 /* plan_make's half for rq->cluster: resolves the hosts and link, checks -ts

@@ -55,6 +55,44 @@ static void text_result(FILE *out, const plan_cluster *c, const plan_cluster_res
             fc_fmt_bytes(r->remote_cached_bytes, b, sizeof b));
 }
 
+/* Whether each host pays (plan_cluster_step): one line per host added. */
+static void text_steps(FILE *out, const plan_cluster_plan *v) {
+    const plan_cluster *c = &v->cluster;
+    fprintf(out, "\neach host added (llama.cpp's split by free memory; * the fastest split, the default does not fit)\n");
+    for (int k = 1; k <= c->n_host; k++) {
+        const plan_cluster_step *st = &v->step[k - 1];
+        char who[PLAN_HOST_NAME_MAX + 8];
+        snprintf(who, sizeof who, "%s%s", k == 1 ? "" : "+ ", fc_safe(c->host_name[k - 1]));
+        if (st->no_speed[0]) {
+            fprintf(out, "  %-12s no figure: %s\n", who, fc_safe(st->no_speed));
+            continue;
+        }
+        if (!st->fits) {
+            fprintf(out, "  %-12s does not fit\n", who);
+            continue;
+        }
+        fprintf(out, "  %-12s tg%d %8.2f t/s  pp%d %8.1f t/s%s", who, v->n_gen, st->tg_tps, v->n_prompt, st->pp_tps,
+                st->fastest ? " *" : "");
+        const plan_cluster_step *pv = k > 1 ? &v->step[k - 2] : NULL;
+        if (!pv) fprintf(out, "  (%s alone)", fc_safe(c->host_name[0]));
+        else if (pv->no_speed[0]) fprintf(out, "  (nothing to compare with)");
+        else if (!pv->fits) fprintf(out, "  pays: the model fits only with it");
+        else {
+            double d = (st->tg_tps / pv->tg_tps - 1) * 100;
+            fprintf(out, "  %s: decode %+.0f%%", st->pays ? "pays" : "costs", d);
+            if (st->break_even_gbs < 0 && st->saved_s <= 0)
+                fprintf(out, "; no link pays for it: it computes no faster than the hosts before");
+            else if (st->break_even_gbs < 0)
+                fprintf(out, "; no link pays for it: the %.2f ms of decode it saves per token go to %.2f ms of round trips",
+                        st->saved_s * 1e3, st->trips_s * 1e3);
+            else if (st->break_even_gbs > 0)
+                fprintf(out, "; pays above %.3f GB/s at %.0f us round trips (link: %.3f GB/s)", st->break_even_gbs,
+                        c->link.rtt_us, c->link.gbs);
+        }
+        fprintf(out, "\n");
+    }
+}
+
 void rep_cluster_text(FILE *out, const plan_cluster_plan *v) {
     const plan_cluster *c = &v->cluster;
     fprintf(out, "plan        %s on %s\n", fc_safe(v->model_name), fc_safe(c->hw.label));
@@ -64,6 +102,7 @@ void rep_cluster_text(FILE *out, const plan_cluster_plan *v) {
     text_result(out, c, &v->splits.dflt, v, "llama.cpp's default split (by free memory)");
     if (v->splits.best_fits) text_result(out, c, &v->splits.best, v, "fastest split that fits");
     else fprintf(out, "\nno split of whole layers fits these hosts\n");
+    text_steps(out, v);
     fprintf(out, "\ncommands\n");
     for (int h = 1; h < c->n_host; h++) fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[h]), v->rpc_cmd[h]);
     fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[0]), fc_safe(v->llama_cmd));
@@ -124,6 +163,21 @@ json_t *rep_cluster_json(const plan_cluster_plan *v) {
     if (v->has_requested) json_object_set_new(o, "requested", result_json(c, &v->requested));
     json_object_set_new(o, "default_split", result_json(c, &v->splits.dflt));
     if (v->splits.best_fits) json_object_set_new(o, "fastest_split", result_json(c, &v->splits.best));
+    json_t *steps = json_array();
+    for (int k = 1; k <= c->n_host; k++) {
+        const plan_cluster_step *st = &v->step[k - 1];
+        json_t *j = json_pack("{s:i,s:s,s:b,s:s,s:f,s:f}", "hosts", k, "added", c->host_name[k - 1], "fits", st->fits,
+                              "split", st->fastest ? "fastest" : "default", "tg_tps", st->tg_tps, "pp_tps", st->pp_tps);
+        if (st->no_speed[0]) json_object_set_new(j, "no_speed", json_string(st->no_speed));
+        if (k > 1 && !st->no_speed[0] && !v->step[k - 2].no_speed[0]) {
+            json_object_set_new(j, "pays", json_boolean(st->pays));
+            json_object_set_new(j, "saved_s", json_real(st->saved_s));
+            json_object_set_new(j, "round_trips_s", json_real(st->trips_s));
+            json_object_set_new(j, "break_even_gbs", st->break_even_gbs < 0 ? json_null() : json_real(st->break_even_gbs));
+        }
+        json_array_append_new(steps, j);
+    }
+    json_object_set_new(o, "hosts_scaling", steps);
     for (int h = 1; h < c->n_host; h++) json_object_set_new(cmds, c->host_name[h], json_string(v->rpc_cmd[h]));
     json_object_set_new(cmds, c->host_name[0], json_string(v->llama_cmd));
     json_object_set_new(o, "commands", cmds);

@@ -147,6 +147,56 @@ static void test_make(const model_desc *m) {
     free(e);
 }
 
+/* Does each host pay (plan_cluster_step): a GPU host added to a CPU-only main
+ * host pays above a break-even link rate and costs below it; an identical CPU
+ * host never pays (its rpc-server computes without CPU_REPACK, slower). */
+static plan_cluster_plan *make_cluster(const model_desc *m, const plan_efficiency *e, const char *hw, const char *link,
+                                       plan_result *r) {
+    plan_request rq = {.model = m, .model_spec = "m.gguf", .eff = e, .cluster = hw, .link = link};
+    plan_params_default(&rq.params);
+    fc_err err = {0};
+    int rc = plan_make(&rq, r, &err);
+    CHECK_MSG(rc == FC_OK && r->cluster, "%s %s: %s", hw, link, err.msg);
+    return rc ? NULL : r->cluster;
+}
+
+static void test_steps(const model_desc *m) {
+    plan_efficiency *e = calloc(1, sizeof *e);
+    fc_err err = {0};
+    CHECK(plan_efficiency_builtin(e, &err) == FC_OK);
+    plan_result r;
+    const char *gpu = "a=cpu-ddr5-6400-2ch:64;b=rtx-4090";
+    plan_cluster_plan *cp = make_cluster(m, e, gpu, "1gbit:200us", &r);
+    double be = 0;
+    if (cp) {
+        const plan_cluster_step *s0 = &cp->step[0], *s1 = &cp->step[1];
+        CHECK(s0->fits && s1->fits && s1->pays && s1->saved_s > s1->trips_s && s1->trips_s > 0);
+        CHECK(s1->break_even_gbs > 0 && s1->break_even_gbs < cp->cluster.link.gbs);
+        /* the last step is the plan's own default split */
+        CHECK_NEAR(s1->tg_tps, cp->splits.dflt.tg_tps, 1e-9);
+        be = s1->break_even_gbs;
+        plan_result_free(&r);
+    }
+    /* just below and above the break-even goodput (same round trip): costs, then pays */
+    for (int i = 0; i < 2 && be > 0; i++) {
+        char link[64];
+        snprintf(link, sizeof link, "%.9fgbit:200us", be * (i ? 1.05 : 0.95) * 8 * 1538 / 1448);
+        if ((cp = make_cluster(m, e, gpu, link, &r))) {
+            CHECK_MSG(cp->step[1].pays == (i == 1), "%s: pays %d", link, cp->step[1].pays);
+            CHECK_NEAR(cp->step[1].break_even_gbs, be, be * 1e-6);
+            plan_result_free(&r);
+        }
+    }
+    /* two identical CPUs: the remote one is the slower (no repack), no link pays */
+    if ((cp = make_cluster(m, e, "a=cpu-ddr5-6400-2ch:64;b=cpu-ddr5-6400-2ch:64", "100gbit:1us", &r))) {
+        const plan_cluster_step *s1 = &cp->step[1];
+        CHECK(s1->fits && !s1->pays && s1->saved_s < 0 && s1->break_even_gbs == -1);
+        CHECK(s1->tg_tps < cp->step[0].tg_tps && s1->pp_tps < cp->step[0].pp_tps);
+        plan_result_free(&r);
+    }
+    free(e);
+}
+
 int main(void) {
     test_parse();
     test_links();
@@ -160,6 +210,7 @@ int main(void) {
     }
     test_plan(&m);
     test_make(&m);
+    test_steps(&m);
     model_desc_free(&m);
     return check_done("cluster");
 }

@@ -8,7 +8,8 @@ fail=0
 out=$("$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=apple-m2-ultra:192;c=rtx-3090' --link 10gbe 2>&1)
 rc=$?
 for want in "on 3 hosts over 10gbe" "llama.cpp's default split" "fastest split that fits" "dominates" \
-            "ggml-rpc-server -H" "llama-server --rpc b:50052,c:50052" "per host:"; do
+            "ggml-rpc-server -H" "llama-server --rpc b:50052,c:50052" "per host:" \
+            "each host added" "a            does not fit" "+ b" "pays: the model fits only with it"; do
     grep -qF "$want" <<<"$out" || { echo "FAIL: '$want' missing (rc $rc)"; fail=1; }
 done
 [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
@@ -19,6 +20,10 @@ d = json.load(open(sys.argv[1]))
 r = d["requested"]
 ok = d["n_prompt"] == 64 and d["n_gen"] == 16 and abs(d["link"]["rtt_us"] - 300) < 1e-6 and r["tg_tps"] > 0
 ok &= len(r["tensor_split"]) == 2 and r["decode"]["round_trips"] == 1 and "fastest_split" in d or "default_split" in d
+# each host added: one row per host; the last is the default split's speed
+s = d["hosts_scaling"]
+ok &= [x["hosts"] for x in s] == [1, 2] and s[1]["added"] == "b" and "pays" in s[1] and "pays" not in s[0]
+ok &= s[1]["fits"] and abs(s[1]["tg_tps"] - d["default_split"]["tg_tps"]) < 1e-6
 print("ok   json" if ok else "FAIL json")
 sys.exit(0 if ok else 1)
 PY
