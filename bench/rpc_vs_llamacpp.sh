@@ -51,7 +51,8 @@ trap cleanup EXIT
 echo "== models and this machine's profile ($work)"
 [ -f "$work/dense.gguf" ] || "$FC" gen --like llama-3.2-1b --layers 4 --quant Q4_0 -o "$work/dense.gguf" | tail -1
 [ -f "$work/moe.gguf" ] || "$FC" gen --like qwen3-30b-a3b --layers 2 --quant Q4_0 -o "$work/moe.gguf" | tail -1
-[ -f "$work/machine.json" ] || flock /tmp/fitcheck-bench.lock "$FC" probe --no-gpu --force -o "$work/machine.json" >/dev/null
+# probed now, under the load the runs will see (other agents' load moves compute by +-50%)
+flock /tmp/fitcheck-bench.lock "$FC" probe --no-gpu --force -o "$work/machine.json" >/dev/null
 # every host here is this machine running one thread (rpc-server -t 1, llama-bench -t 1):
 # its profile as one core sees it (one-thread read bandwidth and SGEMM)
 python3 - "$work/machine.json" "$work/machine-1t.json" <<'PY'
@@ -233,4 +234,31 @@ for kind in ("pp", "tg"):
     errs = [abs(p / m - 1) for (_, _, t), (m, p, _) in med.items() if t.startswith(kind)]
     if errs:
         print(f"{kind}: median |predicted/measured - 1| = {statistics.median(errs)*100:.1f}% over {len(errs)} model x link settings")
+# Does each host pay: 1 host (main alone), 2 (one rpc-server), 3 (two), medians over the cycles.
+hosts = defaultdict(list)
+for r in rows:
+    if r[0] == "hosts":
+        hosts[(r[1], r[2], r[3], int(r[4]))].append((float(r[5].split()[1]), float(r[6].split()[1])))
+hm = {k: (statistics.median(m for m, _ in v), statistics.median(p for _, p in v)) for k, v in hosts.items()}
+same = total = 0
+rel = defaultdict(list)
+print("\neach host added: model link test hosts measured predicted (and against the main host alone)")
+for (m, l, t, n), (meas, pred) in sorted(hm.items()):
+    one = hm.get((m, l, t, 1))
+    prev = hm.get((m, l, t, n - 1))
+    line = f"  {m:6s} {l:14s} {t} {n} {meas:8.2f} {pred:8.2f}"
+    if one and n > 1:
+        line += f"   x{meas / one[0]:.2f} measured, x{pred / one[1]:.2f} predicted"
+        rel[t].append(abs((pred / one[1]) / (meas / one[0]) - 1))
+    if prev:
+        mp, pp = meas > prev[0], pred > prev[1]
+        total += 1
+        same += mp == pp
+        line += f"   host {n}: {'pays' if mp else 'costs'} measured, {'pays' if pp else 'costs'} predicted"
+    print(line)
+for t, e in sorted(rel.items()):
+    print(f"{t}: median |predicted/measured - 1| of the speed relative to the main host alone = "
+          f"{statistics.median(e)*100:.1f}% over {len(e)} (the machine's load cancels)")
+if total:
+    print(f"crossover: predicted and measured on the same side (pays / costs) for {same} of {total} hosts added")
 PY
