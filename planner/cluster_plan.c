@@ -351,19 +351,27 @@ static void step_fill(const plan_cluster_splits *sp, plan_cluster_step *st) {
     if (r) st->tg_tps = r->tg_tps, st->pp_tps = r->pp_tps;
 }
 
-/* Host k against k - 1 (both results of fitting splits, or NULL): decode's
- * compute saved per token against the round trips and bytes added. */
-static void step_compare(const plan_cluster *c, const plan_cluster_result *prev, const plan_cluster_result *cur,
+/* What host k is compared with: the fastest fitting plan on fewer hosts (its decode figures). */
+typedef struct step_base {
+    bool known, fits;                /* some fewer-host count has a figure; one of them fits */
+    double tg_tps, compute_s, bytes;
+    int trips;
+} step_base;
+
+/* Decode's compute saved per token against the round trips and bytes added. */
+static void step_compare(const plan_cluster *c, const step_base *b, const plan_cluster_result *cur,
                          plan_cluster_step *st) {
-    if (!cur) return;
-    if (!prev) {
-        st->pays = true;                 /* it makes the model fit */
+    st->compared = b->known;
+    if (!cur || !b->known) return;
+    if (!b->fits) {
+        st->pays = st->first_fit = true; /* it makes the model fit */
         return;
     }
-    st->pays = cur->tg_tps > prev->tg_tps;
-    st->saved_s = prev->tg_s_compute - cur->tg_s_compute;
-    st->trips_s = (cur->net_tg.n_trips - prev->net_tg.n_trips) * c->link.rtt_us * 1e-6;
-    double bytes = cur->net_tg.bytes - prev->net_tg.bytes;
+    st->pays = cur->tg_tps > b->tg_tps;
+    st->base_tg_tps = b->tg_tps;
+    st->saved_s = b->compute_s - cur->tg_s_compute;
+    st->trips_s = (cur->net_tg.n_trips - b->trips) * c->link.rtt_us * 1e-6;
+    double bytes = cur->net_tg.bytes - b->bytes;
     if (st->saved_s <= st->trips_s) st->break_even_gbs = bytes <= 0 && st->saved_s >= st->trips_s ? 0 : -1;
     else st->break_even_gbs = bytes > 0 ? bytes / (st->saved_s - st->trips_s) / 1e9 : 0;
 }
@@ -372,38 +380,40 @@ static void step_compare(const plan_cluster *c, const plan_cluster_result *prev,
 static int steps_fill(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
                       plan_cluster_plan *out, fc_err *err) {
     plan_cluster *sub = fc_malloc(sizeof *sub, err);
-    plan_cluster_splits *sp = fc_malloc(2 * sizeof *sp, err);
+    plan_cluster_splits *sp = fc_malloc(sizeof *sp, err);
     int rc = sub && sp ? FC_OK : FC_ERUNTIME;
     plan_params q = *p;
     memset(q.tensor_split, 0, sizeof q.tensor_split);
     q.n_tensor_split = 0;
-    if (sp) memset(sp, 0, 2 * sizeof *sp);
+    if (sp) memset(sp, 0, sizeof *sp);
+    step_base base = {0};
     for (int k = 1; !rc && k <= c->n_host; k++) {
-        plan_cluster_splits *cur = &sp[k % 2], *prev = &sp[(k + 1) % 2];
-        const plan_cluster_splits *use = cur;
+        plan_cluster_step *st = &out->step[k - 1];
+        const plan_cluster_splits *use = sp;
         const plan_cluster *cc = c;
         fc_err serr = {0};
         if (k == c->n_host) {
             use = &out->splits;
         } else if ((rc = plan_cluster_first_hosts(c, k, sub, err))) {
             break;
-        } else if (plan_cluster_split(sub, m, &q, e, out->n_prompt, out->n_gen, cur, &serr)) {
+        } else if (plan_cluster_split(sub, m, &q, e, out->n_prompt, out->n_gen, sp, &serr)) {
             /* fewer hosts without a figure (a main host never probed): no step, not no plan */
-            memset(&out->step[k - 1], 0, sizeof out->step[k - 1]);
-            snprintf(out->step[k - 1].no_speed, sizeof out->step[k - 1].no_speed, "%s", serr.msg);
-            plan_cluster_result_free(&prev->dflt);
-            plan_cluster_result_free(&prev->best);
+            memset(st, 0, sizeof *st);
+            snprintf(st->no_speed, sizeof st->no_speed, "%s", serr.msg);
             continue;
         } else {
             cc = sub;
         }
-        step_fill(use, &out->step[k - 1]);
-        if (k > 1 && !out->step[k - 2].no_speed[0]) step_compare(cc, step_result(prev), step_result(use), &out->step[k - 1]);
-        plan_cluster_result_free(&prev->dflt);
-        plan_cluster_result_free(&prev->best);
+        step_fill(use, st);
+        const plan_cluster_result *r = step_result(use);
+        if (k > 1) step_compare(cc, &base, r, st);
+        base.known = true;
+        if (r && (!base.fits || r->tg_tps > base.tg_tps))
+            base = (step_base){true, true, r->tg_tps, r->tg_s_compute, r->net_tg.bytes, r->net_tg.n_trips};
+        plan_cluster_result_free(&sp->dflt);
+        plan_cluster_result_free(&sp->best);
     }
-    if (sp)
-        for (int i = 0; i < 2; i++) plan_cluster_result_free(&sp[i].dflt), plan_cluster_result_free(&sp[i].best);
+    if (sp) plan_cluster_result_free(&sp->dflt), plan_cluster_result_free(&sp->best);
     free(sub);
     free(sp);
     return rc;

@@ -967,17 +967,20 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
  * default). */
 /* Does each host pay: the model on the first k hosts, with llama.cpp's
  * split by free memory (the fastest split that fits when that does not),
- * against k - 1 hosts. For decode: the compute time per token host k saves
- * and the round trips it adds, and the link goodput below which it costs
- * more (round trips, activations) than it saves: break_even_gbs, 0 when any
- * link pays (it makes the model fit, or adds no transfers), -1 when none
- * does (it saves nothing, or its round trips alone take more). */
+ * against the fastest plan on fewer hosts that fits. For decode: the
+ * compute time per token host k saves and the round trips it adds, and the
+ * link goodput below which it costs more (round trips, activations) than it
+ * saves: break_even_gbs, 0 when any link pays (it adds no transfers), -1
+ * when none does (it saves nothing, or its round trips alone take more). */
 typedef struct plan_cluster_step {
     bool fits;
     bool fastest;                     /* the fastest split: llama.cpp's default does not fit */
     double tg_tps, pp_tps;            /* 0 when nothing fits */
-    bool pays;                        /* k >= 2: faster decode than k - 1 hosts, or fits where they do not */
-    double saved_s, trips_s;          /* k >= 2, both fit: decode compute saved, round trips added, per token */
+    bool compared;                    /* k >= 2 and fewer hosts have a figure: the fields below are set */
+    bool first_fit;                   /* the model fits on no fewer hosts: it pays by making it fit */
+    bool pays;                        /* faster decode than the fastest on fewer hosts, or first_fit */
+    double base_tg_tps;               /* that fastest decode on fewer hosts */
+    double saved_s, trips_s;          /* both fit: decode compute saved, round trips added, per token */
     double break_even_gbs;
     char no_speed[FC_ERR_MSG_MAX];    /* k < n: why these hosts have no plan ("" = they have one) */
 } plan_cluster_step;

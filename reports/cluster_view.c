@@ -73,13 +73,12 @@ static void text_steps(FILE *out, const plan_cluster_plan *v) {
         }
         fprintf(out, "  %-12s tg%d %8.2f t/s  pp%d %8.1f t/s%s", who, v->n_gen, st->tg_tps, v->n_prompt, st->pp_tps,
                 st->fastest ? " *" : "");
-        const plan_cluster_step *pv = k > 1 ? &v->step[k - 2] : NULL;
-        if (!pv) fprintf(out, "  (%s alone)", fc_safe(c->host_name[0]));
-        else if (pv->no_speed[0]) fprintf(out, "  (nothing to compare with)");
-        else if (!pv->fits) fprintf(out, "  pays: the model fits only with it");
+        if (k == 1) fprintf(out, "  (%s alone)", fc_safe(c->host_name[0]));
+        else if (!st->compared) fprintf(out, "  (nothing to compare with)");
+        else if (st->first_fit) fprintf(out, "  pays: the model fits only with it");
         else {
-            double d = (st->tg_tps / pv->tg_tps - 1) * 100;
-            fprintf(out, "  %s: decode %+.0f%%", st->pays ? "pays" : "costs", d);
+            fprintf(out, "  %s: decode %+.0f%% against the fastest with fewer hosts", st->pays ? "pays" : "costs",
+                    (st->tg_tps / st->base_tg_tps - 1) * 100);
             if (st->break_even_gbs < 0 && st->saved_s <= 0)
                 fprintf(out, "; no link pays for it: it computes no faster than the hosts before");
             else if (st->break_even_gbs < 0)
@@ -169,8 +168,9 @@ json_t *rep_cluster_json(const plan_cluster_plan *v) {
         json_t *j = json_pack("{s:i,s:s,s:b,s:s,s:f,s:f}", "hosts", k, "added", c->host_name[k - 1], "fits", st->fits,
                               "split", st->fastest ? "fastest" : "default", "tg_tps", st->tg_tps, "pp_tps", st->pp_tps);
         if (st->no_speed[0]) json_object_set_new(j, "no_speed", json_string(st->no_speed));
-        if (k > 1 && !st->no_speed[0] && !v->step[k - 2].no_speed[0]) {
+        if (st->compared) {
             json_object_set_new(j, "pays", json_boolean(st->pays));
+            json_object_set_new(j, "fits_only_with_it", json_boolean(st->first_fit));
             json_object_set_new(j, "saved_s", json_real(st->saved_s));
             json_object_set_new(j, "round_trips_s", json_real(st->trips_s));
             json_object_set_new(j, "break_even_gbs", st->break_even_gbs < 0 ? json_null() : json_real(st->break_even_gbs));

@@ -13,6 +13,11 @@ for want in "on 3 hosts over 10gbe" "llama.cpp's default split" "fastest split t
     grep -qF "$want" <<<"$out" || { echo "FAIL: '$want' missing (rc $rc)"; fail=1; }
 done
 [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
+# a host that fits the model alone (a's CPU), one that does not help (b), one that does (c):
+# c is compared with a, the fastest that fits on fewer hosts
+out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:64;b=rtx-4090;c=rtx-4090' --link 10gbe 2>&1)
+grep -q '^  + b  *does not fit' <<<"$out" && grep -q '^  + c .* pays: decode +[0-9]*% against the fastest with fewer hosts; pays above' <<<"$out" \
+    || { echo "FAIL: each host added against the fastest that fits: $out"; fail=1; }
 "$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=rtx-3090' --link 1gbit:0.3ms --tensor-split 1,2 --pp 64 --tg 16 --json >/tmp/fc-cl-$$.json || fail=1
 python3 - /tmp/fc-cl-$$.json <<'PY' || fail=1
 import json, sys
