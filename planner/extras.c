@@ -126,7 +126,7 @@ int plan_spec_predict(const model_desc *target, const plan_hw *hw, const plan_me
     plan_memory *dm = fc_calloc(1, sizeof *dm, err);
     plan_speed_setup *s = fc_calloc(1, sizeof *s, err);
     int rc = dm && s ? FC_OK : FC_ERUNTIME;
-    plan_speed_result ts, ds;
+    plan_speed_result ts = {0}, ds = {0}; /* plan_speed_predict reads paged_bytes it may not set */
     if (!rc) rc = plan_memory_base(dm, draft, hw, &dp, err);
     if (!rc) rc = plan_speed_predict(draft, hw, dm, &dp, e, 0, &ds, err);
     if (!rc) rc = plan_speed_predict(target, hw, mem, p, e, 0, &ts, err);
