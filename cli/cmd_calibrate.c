@@ -146,11 +146,12 @@ static void cv_text(const char *what, const plan_cv_stats *st) {
  * held-out group must not have shaped the constants that predict it. */
 static int cross_validate(const calibrate_request *rq, const plan_efficiency *in_use, const plan_meas_set *set,
                           fc_err *err) {
-    double *pred = calloc((size_t)set->n + 1, sizeof *pred);
+    double *pred = calloc((size_t)set->n + 1, sizeof *pred), *loso = calloc((size_t)set->n + 1, sizeof *loso);
     plan_efficiency *fit = malloc(sizeof *fit), *base = malloc(sizeof *base);
-    int rc = pred && fit && base ? plan_efficiency_prior(base, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    int rc = pred && loso && fit && base ? plan_efficiency_prior(base, err) : fc_err_set(err, FC_ERUNTIME, "out of memory");
     if (rc) {
         free(pred);
+        free(loso);
         free(fit);
         free(base);
         return rc;
@@ -167,6 +168,7 @@ static int cross_validate(const calibrate_request *rq, const plan_efficiency *in
     }
     if (!rc) {
         plan_cv_summarize(set, pred, &st[2]);
+        memcpy(loso, pred, sizeof *loso * (size_t)set->n);
         rc = plan_cross_validate(base, set, PLAN_CV_FAMILY, pred, err);
     }
     if (!rc) {
@@ -177,6 +179,17 @@ static int cross_validate(const calibrate_request *rq, const plan_efficiency *in
             json_t *root = json_object();
             static const char *const keys[] = {"current", "in_sample", "leave_one_source_out", "leave_one_family_out"};
             for (int k = 0; k < 4; k++) json_object_set_new(root, keys[k], cv_json(&st[k]));
+            /* each row's out-of-sample predictions, to see where the error comes from */
+            json_t *rows = json_array();
+            for (int i = 0; i < set->n; i++) {
+                const plan_meas *m = &set->m[i];
+                json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f}", "label", m->label,
+                                                      "source", m->source, "device", m->device, "backend",
+                                                      plan_backend_name(m->backend), "n_prompt", m->n_prompt, "n_gen",
+                                                      m->n_gen, "n_depth", m->n_depth, "measured_tps", m->tps,
+                                                      "loso_tps", loso[i], "lofo_tps", pred[i]));
+            }
+            json_object_set_new(root, "rows", rows);
             cli_print_json(root);
         } else {
             printf("median |predicted/measured - 1|     rows     all  decode prefill  d>=%dk   per backend\n",
@@ -185,6 +198,7 @@ static int cross_validate(const calibrate_request *rq, const plan_efficiency *in
         }
     }
     free(pred);
+    free(loso);
     free(fit);
     free(base);
     return rc;

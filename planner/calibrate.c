@@ -19,6 +19,12 @@
  * costs as much as ~5 rows off by 10%, so that old-era rows of one tensor type
  * alone, which cannot tell the era from the type, leave the era near 1. */
 #define FIT_ANCHOR_WEIGHT 0.05
+/* The loss of a row off by a log ratio r: r^2 near zero, growing only
+ * logarithmically past FIT_ROBUST_SCALE (a Cauchy loss), so that a few rows a
+ * term does not describe (a build regression, a misread table) cannot drag the
+ * constants every other row agrees on. The scale is the spread the model
+ * meets across sources (~15%, docs/speed-model.md). */
+#define FIT_ROBUST_SCALE 0.15
 #define FIT_MAX_PARAMS 256
 #define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
 #define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
@@ -78,8 +84,8 @@ static double objective(const plan_meas_set *s, const plan_efficiency *e, const 
     for (int i = 0; i < s->n; i++) {
         double pred = plan_meas_predict(&s->m[i], e);
         if (!(pred > 0) || !(s->m[i].tps > 0)) continue;
-        double r = log(pred / s->m[i].tps);
-        sum += r * r;
+        double r = log(pred / s->m[i].tps) / FIT_ROBUST_SCALE;
+        sum += FIT_ROBUST_SCALE * FIT_ROBUST_SCALE * log1p(r * r);
     }
     for (int k = 0; k < np; k++) {
         double r = log(*p[k].v / (p[k].anchor ? *p[k].anchor : p[k].prior));
@@ -108,8 +114,9 @@ static bool type_weighs(const plan_speed_load *l, uint32_t t) {
  * engines present, and the per-type ones for the tensor types present in
  * enough rows. */
 static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param *p) {
-    static int rows[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT][GGML_TYPE_COUNT];
+    static int rows[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT][GGML_TYPE_COUNT], fam_rows[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT][GGML_TYPE_COUNT];
     memset(rows, 0, sizeof rows);
+    memset(fam_rows, 0, sizeof fam_rows);
     for (int i = 0; i < s->n; i++) {
         const plan_speed_setup *su = &s->m[i].setup;
         for (int d = 0; d < su->n_dev; d++) {
@@ -120,6 +127,7 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
                 if (l->elems[t] > l->elems[main_t]) main_t = t;
             if (l->elems[main_t] > 0) rows[be][su->engine][main_t]++;
+            if (l->elems[main_t] > 0) fam_rows[be][su->engine][plan_kernel_family(main_t)]++;
         }
     }
     int np = 0;
@@ -136,22 +144,29 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                           k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);
             }
             const plan_speed_load *l = &su->load[d];
+            uint32_t main_t = 0;
+            for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
+                if (l->elems[t] > l->elems[main_t]) main_t = t;
             for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
                 /* A type with a sliver of the weights would be a free knob, not a measured rate. */
                 if (!type_weighs(l, t)) continue;
-                /* a CPU's per-type rates are read off this machine's own runs, a few rows per type */
-                bool own = be == PLAN_CPU || rows[be][su->engine][t] >= FIT_TYPE_MIN_ROWS;
                 for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
-                    /* A GPU's decode kernels get one rate per backend: per-type rates fitted to a few rows
-                     * each made files with fewer bytes decode slower than bigger ones of the same kernel
-                     * family (tests/planner_speed/test_physics.c), which no GPU does. */
+                    /* A GPU's decode runs at one rate per kernel family, its main type's (planner/speed.c):
+                     * per-type rates fitted to a few rows each made files with fewer bytes decode slower
+                     * than bigger ones of the same family (tests/planner_speed/test_physics.c). */
+                    bool gpu_dec = k == PLAN_EFF_DEC_RATE && be != PLAN_CPU;
+                    if (gpu_dec && t != main_t) continue;
+                    uint32_t slot = gpu_dec ? plan_kernel_family(t) : t;
+                    int n_rows = gpu_dec ? fam_rows[be][su->engine][slot] : rows[be][su->engine][t];
+                    /* a CPU's per-type rates are read off this machine's own runs, a few rows per type */
+                    bool own = be == PLAN_CPU || n_rows >= FIT_TYPE_MIN_ROWS;
                     double max = k == PLAN_EFF_PP && be != PLAN_CPU ? PP_EFF_GPU_MAX : INFINITY;
-                    if ((k == PLAN_EFF_DEC_RATE && be != PLAN_CPU) || !own) {
+                    if (!own) {
                         add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, max);
                         continue;
                     }
-                    if (!(f->typed[k][t] > 0)) f->typed[k][t] = f->typed_default[k];
-                    add_param(p, &np, &f->typed[k][t], NULL, FIT_PRIOR_WEIGHT, max);
+                    if (!(f->typed[k][slot] > 0)) f->typed[k][slot] = f->typed_default[k];
+                    add_param(p, &np, &f->typed[k][slot], NULL, FIT_PRIOR_WEIGHT, max);
                 }
             }
         }

@@ -50,6 +50,20 @@ double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type) {
     return v > 0 ? v : s->typed_default[param];
 }
 
+uint32_t plan_kernel_family(uint32_t type) {
+    switch (type) {
+    case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16: return GGML_TYPE_F16;
+    case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0:
+        return GGML_TYPE_Q4_0;
+    case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K:
+        return GGML_TYPE_Q4_K;
+    case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ1_S:
+    case GGML_TYPE_IQ4_NL: case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ4_XS: case GGML_TYPE_IQ1_M:
+        return GGML_TYPE_IQ4_XS;
+    default: return type;
+    }
+}
+
 static int eff_store_one(plan_efficiency *e, int be, const char *eng_s, const char *param, const char *type_s, double v,
                          const char *where, fc_err *err);
 

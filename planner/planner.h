@@ -325,6 +325,11 @@ void plan_efficiency_write_csv(const plan_efficiency *e, int be, int eng, const 
 /* $XDG_CACHE_HOME/fitcheck/calibration.json */
 int plan_calibration_default_path(char *buf, size_t cap, fc_err *err);
 double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type);
+/* The tensor type that stands for type's GPU kernel family (one dequantize+dot
+ * design each: floats F16, legacy quants Q4_0, K-quants Q4_K, IQ-quants IQ4_XS,
+ * MXFP4): a GPU's decode rate is one per family, so that within a family a file
+ * with fewer bytes never decodes slower (tests/planner_speed/test_physics.c). */
+uint32_t plan_kernel_family(uint32_t type);
 
 /* ---- devices and the work placed on them -------------------------------- */
 

@@ -8,6 +8,9 @@
 
 #define US 1e-6
 #define GIGA 1e9
+/* A GPU's float GEMM runs at most at its FP16 peak F (the int8 path of quantized
+ * GEMMs may reach twice that; tests/planner_speed/test_physics.c bounds both). */
+#define PP_FLOAT_GPU_MAX 1.0
 
 static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_setup *s, int d) {
     int be = s->dev[d].backend;
@@ -30,22 +33,28 @@ static double attended(double depth, uint32_t window) { return window && depth >
 /* Matrix-vector time of one device for one token. On a CPU, per tensor type,
  * the memory roofline or the kernel's dequant+dot rate, whichever binds (the
  * rates are measured per type, and every type is compute-bound there). On a
- * GPU, one roofline over all the weights: its decode kernels have one fitted
- * rate per backend, and a per-type max would let a mix with fewer bytes decode
- * slower than a bigger mix of the same kernel family (tests/planner_speed/
- * test_physics.c), which no GPU does. */
+ * GPU, one roofline over all the weights, with one rate per kernel family
+ * (plan_kernel_family): a per-type max, or per-type rates, would let a mix with
+ * fewer bytes decode slower than a bigger mix of the same family
+ * (tests/planner_speed/test_physics.c), which no GPU does. */
 static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const plan_eff_set *f) {
     double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = d->gflops * GIGA;
     double t = 0, bytes = 0, t_cmp = 0;
+    /* A GPU runs a file at the rate of its main type's family: files mix families (an IQ3_M file is part
+     * K-quant), and a rate per tensor would let a mix with fewer bytes but more slow-family tensors decode slower. */
+    uint32_t main_t = 0;
+    for (uint32_t ty = 1; ty < GGML_TYPE_COUNT; ty++)
+        if (l->elems[ty] > l->elems[main_t]) main_t = ty;
+    double gpu_rate = plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, plan_kernel_family(main_t));
     for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
         if (l->elems[ty] <= 0) continue;
-        double c = l->elems[ty] / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * fl);
+        double c = l->elems[ty] / ((d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) : gpu_rate) * fl);
         t += fmax(l->bytes[ty] / bw, c);
         bytes += l->bytes[ty];
         t_cmp += c;
     }
     if (l->out_elems > 0) {
-        double c = l->out_elems / (plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) * fl);
+        double c = l->out_elems / ((d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) : gpu_rate) * fl);
         t += fmax(l->out_bytes / bw, c);
         bytes += l->out_bytes;
         t_cmp += c;
@@ -114,6 +123,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             bool flt = ty == GGML_TYPE_F32 || ty == GGML_TYPE_F16 || ty == GGML_TYPE_BF16;
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
+            if (flt && dv->backend != PLAN_CPU) rate = fmin(rate, PP_FLOAT_GPU_MAX);
             t_gemm += 2.0 * l->elems[ty] * n / (rate * fl);
         }
         /* Causal attention: token i of the batch sees depth + i positions. */

@@ -1,0 +1,97 @@
+/* Out-of-sample guard of the speed model: refits the constants from the prior
+ * without one whole source of data/bench_corpus.csv at a time, as
+ * `fitcheck calibrate --cross-validate` does, and predicts what was left out.
+ * For speed only the sources that weigh most are held out: every source of
+ * CV_BIG_SOURCE rows or more and every source of rows at depth >= PLAN_CV_DEEP
+ * (13 of 45 sources, 483 of 632 rows). Fails when a median |error| rises above
+ * what it was when docs/speed-model.md's table was made, plus CV_MARGIN.
+ * No timing: the medians are deterministic. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CV_BIG_SOURCE 16
+/* these held-out rows' medians on 2026-12-01 (the full leave-one-source-out: docs/speed-model.md) */
+#define CV_ACHIEVED_ALL 0.097
+#define CV_ACHIEVED_DECODE 0.098
+#define CV_ACHIEVED_PREFILL 0.096
+#define CV_ACHIEVED_DEEP 0.177
+#define CV_MARGIN 0.005 /* half a point: a change that predicts worse out of sample shows */
+
+static bool held_out(const plan_meas_set *s, const char *source) {
+    int n = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (strcmp(s->m[i].source, source)) continue;
+        if (s->m[i].n_depth >= PLAN_CV_DEEP) return true;
+        n++;
+    }
+    return n >= CV_BIG_SOURCE;
+}
+
+int main(void) {
+    const char *src = getenv("FITCHECK_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/bench_corpus.csv", src ? src : ".");
+    char *text;
+    size_t len;
+    fc_err err = {0};
+    if (fc_read_file(path, PLAN_MEAS_FILE_MAX, &text, &len, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    plan_meas_set set = {0};
+    probe_profile prof;
+    memset(&prof, 0, sizeof prof);
+    int rc = plan_meas_import(&set, text, len, path, &prof, &err);
+    free(text);
+    CHECK_MSG(rc == FC_OK, "%s", err.msg);
+    plan_efficiency *base = malloc(sizeof *base), *fit = malloc(sizeof *fit);
+    plan_meas_set train = {0}, out = {0};
+    train.m = malloc(sizeof *train.m * ((size_t)set.n + 1));
+    out.m = malloc(sizeof *out.m * ((size_t)set.n + 1));
+    double *pred = calloc((size_t)set.n + 1, sizeof *pred);
+    bool *done = calloc((size_t)set.n + 1, sizeof *done);
+    CHECK(base && fit && train.m && out.m && pred && done);
+    if (!rc && base && fit && train.m && out.m && pred && done) {
+        CHECK_MSG(plan_efficiency_prior(base, &err) == FC_OK, "%s", err.msg);
+        int n_src = 0;
+        for (int g = 0; g < set.n; g++) {
+            const char *key = set.m[g].source;
+            if (done[g] || !held_out(&set, key)) continue;
+            n_src++;
+            train.n = 0;
+            for (int i = 0; i < set.n; i++)
+                if (strcmp(set.m[i].source, key)) train.m[train.n++] = set.m[i];
+            *fit = *base;
+            CHECK_MSG(plan_calibrate(fit, &train, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+            for (int i = g; i < set.n; i++) {
+                if (strcmp(set.m[i].source, key)) continue;
+                pred[out.n] = plan_meas_predict(&set.m[i], fit);
+                out.m[out.n++] = set.m[i];
+                done[i] = true;
+            }
+        }
+        plan_cv_stats st;
+        plan_cv_summarize(&out, pred, &st);
+        printf("%d sources held out one at a time, %d rows: all %.1f%%, decode %.1f%%, prefill %.1f%%, depth >= %dk "
+               "%.1f%% (%d);", n_src, st.n, 100 * st.med, 100 * st.med_dec, 100 * st.med_pp, PLAN_CV_DEEP / 1024,
+               100 * st.med_deep, st.n_deep);
+        for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
+            if (st.n_be[be]) printf(" %s %.1f%% (%d)", plan_backend_name(be), 100 * st.med_be[be], st.n_be[be]);
+        printf("\n");
+        CHECK_MSG(st.med <= CV_ACHIEVED_ALL + CV_MARGIN, "all %.3f", st.med);
+        CHECK_MSG(st.med_dec <= CV_ACHIEVED_DECODE + CV_MARGIN, "decode %.3f", st.med_dec);
+        CHECK_MSG(st.med_pp <= CV_ACHIEVED_PREFILL + CV_MARGIN, "prefill %.3f", st.med_pp);
+        CHECK_MSG(st.med_deep <= CV_ACHIEVED_DEEP + CV_MARGIN, "depth %.3f", st.med_deep);
+    }
+    free(done);
+    free(pred);
+    free(out.m);
+    free(train.m);
+    free(fit);
+    free(base);
+    plan_meas_set_free(&set);
+    return check_done("cross-validation");
+}
