@@ -4,6 +4,7 @@
  * 'fitcheck calibrate --cross-validate', bench/speed_vs_published.sh). */
 #include "planner/planner.h"
 #include "tests/check.h"
+#include "tests/planner_speed/meas_load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,21 +85,9 @@ int main(void) {
     test_test_names();
     test_families();
     test_hostile();
-    const char *src = getenv("FITCHECK_SRC");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/data/bench_corpus.csv", src ? src : ".");
-    char *text;
-    size_t len;
     fc_err err = {0};
-    if (fc_read_file(path, PLAN_MEAS_FILE_MAX, &text, &len, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
     plan_meas_set set = {0};
-    probe_profile prof;
-    memset(&prof, 0, sizeof prof);
-    int rc = plan_meas_import(&set, text, len, path, &prof, &err); /* the import recognises the corpus header */
-    free(text);
+    int rc = meas_load(&set, "bench_corpus.csv", &err);
     CHECK_MSG(rc == FC_OK, "%s", err.msg);
     CHECK_MSG(set.n >= CORPUS_MIN_ROWS, "%d rows", set.n);
     int n_dev = 0, n_be[PLAN_BACKEND_COUNT] = {0}, n_moe = 0, n_deep = 0, n_pg = 0, n_iq = 0, n_deep_src = 0;

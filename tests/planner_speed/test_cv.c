@@ -8,6 +8,7 @@
  * No timing: the medians are deterministic. */
 #include "planner/planner.h"
 #include "tests/check.h"
+#include "tests/planner_speed/meas_load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,21 +32,9 @@ static bool held_out(const plan_meas_set *s, const char *source) {
 }
 
 int main(void) {
-    const char *src = getenv("FITCHECK_SRC");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/data/bench_corpus.csv", src ? src : ".");
-    char *text;
-    size_t len;
     fc_err err = {0};
-    if (fc_read_file(path, PLAN_MEAS_FILE_MAX, &text, &len, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
     plan_meas_set set = {0};
-    probe_profile prof;
-    memset(&prof, 0, sizeof prof);
-    int rc = plan_meas_import(&set, text, len, path, &prof, &err);
-    free(text);
+    int rc = meas_load(&set, "bench_corpus.csv", &err);
     CHECK_MSG(rc == FC_OK, "%s", err.msg);
     plan_efficiency *base = malloc(sizeof *base), *fit = malloc(sizeof *fit);
     plan_meas_set train = {0}, out = {0};

@@ -3,6 +3,7 @@
  * measurement and checks the median error of the built-in constants. */
 #include "planner/planner.h"
 #include "tests/check.h"
+#include "tests/planner_speed/meas_load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,21 +51,9 @@ static void test_published_split(void) {
 
 int main(void) {
     test_published_split();
-    const char *src = getenv("FITCHECK_SRC");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/data/published_bench.csv", src ? src : ".");
-    char *text;
-    size_t len;
     fc_err err = {0};
-    if (fc_read_file(path, 1u << 20, &text, &len, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
-    }
     plan_meas_set set = {0};
-    probe_profile prof;
-    memset(&prof, 0, sizeof prof);
-    int rc = plan_meas_import(&set, text, len, path, &prof, &err);
-    free(text);
+    int rc = meas_load(&set, "published_bench.csv", &err);
     CHECK_MSG(rc == FC_OK, "%s", err.msg);
     CHECK(set.n >= 30);
     plan_efficiency e;
