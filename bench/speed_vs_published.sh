@@ -7,7 +7,7 @@
 # |predicted/measured - 1| for decode, prefill, depth >= 16k and per backend,
 # and checks them against issue 14's targets (exit 1 when one is missed).
 # Targets: LOSO decode <= 7%, prefill <= 12%, depth >= 16k <= 15%, each backend <= 12%.
-# Takes a few minutes (one refit per group); needs no GPU.
+# Takes a few minutes (one refit per group, one cross-validation run); needs no GPU.
 #
 # usage: bench/speed_vs_published.sh      FITCHECK=build/fitcheck CORPUS=data/bench_corpus.csv
 set -euo pipefail
@@ -16,11 +16,17 @@ fitcheck="${FITCHECK:-build/fitcheck}"
 corpus="${CORPUS:-data/bench_corpus.csv}"
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
-"$fitcheck" calibrate --cross-validate "$corpus"
 "$fitcheck" calibrate --cross-validate --json "$corpus" >"$out"
 python3 - "$out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+print(f"{'median |predicted/measured - 1|':36s} {'rows':>5s} {'all':>7s} {'decode':>7s} {'prefill':>7s} {'d>=16k':>7s}  per backend")
+for key, what in [("in_sample", "in sample (not a claim)"), ("leave_one_source_out", "leave one source out"),
+                  ("leave_one_family_out", "leave one device family out")]:
+    s = r[key]
+    be = " ".join(f"{b} {100 * v['median_abs_err']:.1f}% ({v['n']})" for b, v in s["backends"].items())
+    print(f"{what:36s} {s['n']:5d} {100 * s['median_abs_err']:6.1f}% {100 * s['decode']:6.1f}% "
+          f"{100 * s['prefill']:6.1f}% {100 * s['deep']:6.1f}%  {be}")
 loso = r["leave_one_source_out"]
 checks = [("LOSO decode", loso["decode"], 0.07), ("LOSO prefill", loso["prefill"], 0.12),
           ("LOSO depth >= 16k", loso["deep"], 0.15)]
