@@ -78,6 +78,9 @@ static double paged_missing(const plan_memory *mem) {
 }
 
 static void paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r) {
+    /* every field set here whatever the verdict: callers reuse results */
+    r->paged_bytes = r->storage_gbs = 0;
+    r->storage_assumed = false;
     double missing = paged_missing(mem);
     if (!(missing > 0)) return;
     const plan_speed_load *l = &s->load[0];
