@@ -152,7 +152,9 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
         if (n < cap) n += shell_quote(buf + n, cap - n, x->lora[i]->path);
     }
     if (x && x->draft) {
-        APPEND(" -md ");
+        /* since llama.cpp PR #23988 a draft model alone no longer turns
+         * speculative decoding on: the type must be named */
+        APPEND(" --spec-type draft-simple -md ");
         if (n < cap) n += shell_quote(buf + n, cap - n, x->draft_file ? x->draft_file : x->draft->source);
         APPEND(" -ngld %d", x->draft_ngl == PLAN_NGL_ALL ? PLAN_NGL_ALL_FLAG : x->draft_ngl);
     }

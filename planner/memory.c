@@ -55,6 +55,13 @@ void plan_params_default(plan_params *p) {
     p->n_cpu_moe = 0;
 }
 
+uint32_t plan_outputs_reserved(const plan_params *p) {
+    if (p->n_outputs_max) return p->n_outputs_max;
+    bool draft = p->extras && p->extras->draft;
+    uint32_t seqs = p->n_parallel ? p->n_parallel : 1;
+    return seqs * (1 + (draft ? PLAN_DRAFT_N_MAX : 0));
+}
+
 /* Backends whose device has a host (pinned) buffer type. llama.cpp's list
  * of buffer types for CPU weights is "ACCEL -> GPU host -> CPU extra -> CPU"
  * (make_cpu_buft_list, src/llama-model.cpp): with such a GPU in the process
@@ -169,7 +176,8 @@ static void graph_dims_init(graph_dims *g, const model_hparams *hp, const plan_p
     if (p->n_batch < ub) ub = p->n_batch;
     if (p->n_ctx < ub) ub = p->n_ctx;
     g->ub = ub < cells ? ub : cells;
-    g->n_out = p->n_outputs_max && p->n_outputs_max < g->ub ? p->n_outputs_max : g->ub;
+    uint64_t n_out = plan_outputs_reserved(p);
+    g->n_out = n_out < g->ub ? n_out : g->ub;
     g->e = hp->n_embd;
     g->heads = hp->n_head;
     g->q = (uint64_t)hp->n_head * hp->head_dim_k;
@@ -183,31 +191,47 @@ static void graph_dims_init(graph_dims *g, const model_hparams *hp, const plan_p
     g->n_expert = hp->n_expert;
 }
 
+/* The KQ mask of one KV size: f16 and padded for the flash-attention
+ * kernels, else f32. A graph input, so it lives from the first layer to the
+ * last: it sits beside every layer phase, one per KV size (the full cache,
+ * and the sliding window's when the model has one). */
+static uint64_t mask_bytes(const graph_dims *g, uint64_t n_kv, bool fa) {
+    return fa ? n_kv * PAD_UP(g->ub, MASK_PAD) * F16_BYTES : n_kv * g->ub * F32_BYTES;
+}
+
 /* Attention over n_kv cells: without flash attention the f32 KQ matrix
- * [n_kv, ubatch, heads] is materialized (softmax runs in place) next to the
- * mask and the activations live around it (residual, normed input, Q/K/V:
- * four n_embd-wide f32 rows per token, or Q+K+V+residual when wider); with
- * flash attention only the f16 mask and the activations remain. Checked
- * against llama.cpp: Llama-2-7B ubatch 512 -> 164 MiB at ctx 2048 and 2144
- * MiB at 32768; Llama-3-8B (GQA) -> 560 MiB at 8192, all without FA. */
+ * [n_kv, ubatch, heads] is materialized (softmax runs in place) and the
+ * activations live around it (residual, normed input, Q/K/V: four
+ * n_embd-wide f32 rows per token, or Q+K+V+residual when wider); with flash
+ * attention only the activations and its f32 output remain. Checked against
+ * llama.cpp, masks included: Llama-2-7B ubatch 512 -> 164 MiB at ctx 2048 and
+ * 2144 MiB at 32768; Llama-3-8B (GQA) -> 560 MiB at 8192, all without FA. */
 #define ATTN_LIVE_ROWS 4
 static uint64_t attn_bytes(const graph_dims *g, uint64_t n_kv, bool fa) {
     uint64_t rows = max_u64(ATTN_LIVE_ROWS * g->e, g->e + g->q + g->kv + g->v);
     uint64_t act = g->ub * F32_BYTES * rows;
-    if (fa) return act + n_kv * PAD_UP(g->ub, MASK_PAD) * F16_BYTES + g->ub * F32_BYTES * g->q;
-    return act + n_kv * g->ub * g->heads * F32_BYTES + n_kv * g->ub * F32_BYTES;
+    if (fa) return act + g->ub * F32_BYTES * g->q;
+    return act + n_kv * g->ub * g->heads * F32_BYTES;
 }
 
-/* The FFN: gate and up activations (per routed expert for MoE, plus the
- * router logits and the expert outputs before they are summed). */
+/* The FFN: gate, up and their product (three n_ff rows per token) beside four
+ * n_embd rows (residual, normed input, the attention output, the FFN output);
+ * for MoE the gate and up activations per routed expert, the router logits
+ * and the expert outputs before they are summed. The dense rows are llama.cpp's
+ * own: its CPU compute buffers with -fa on at ctx 4096, ubatch 512, one output
+ * (llama-cli, build 0c1e570 of llama-cpp-python 0.3.36, 1 Dec 2026) are these
+ * rows plus the masks to the MiB: SmolLM2-135M 17.51, Gemma-3-270M 22.77,
+ * Qwen3-8B's shapes 108.01, Llama-3.1-8B's 120.01 (fitcheck gen files). */
+#define FFN_FF_ROWS 3
+#define FFN_EMBD_ROWS 4
 static uint64_t ffn_bytes(const graph_dims *g) {
-    uint64_t dense = g->ub * F32_BYTES * (g->e + 2 * g->ff);
+    uint64_t dense = g->ub * F32_BYTES * (FFN_EMBD_ROWS * g->e + FFN_FF_ROWS * g->ff);
     uint64_t moe = g->ub * F32_BYTES * (g->n_expert + g->moe_used * (2 * g->moe_ff + g->e) + g->e);
     return dense > moe ? dense : moe;
 }
 
-/* Logits for every token of the ubatch (the reserve assumes all output),
- * or for n_outputs_max tokens when the context is made for fewer. */
+/* Logits for the rows the graph is reserved for (plan_outputs_reserved: one
+ * per sequence and draft token for llama-server, every token for llama-bench). */
 static uint64_t output_bytes(const graph_dims *g) { return g->n_out * F32_BYTES * g->vocab + g->ub * F32_BYTES * g->e; }
 
 static bool tensor_is_expert(const model_tensor *t);
@@ -254,10 +278,14 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
     graph_dims_init(&g, hp, p, m->kv_cells);
     uint64_t host_layer_max = 0; /* biggest set of host weights of one layer, copied to the GPU for big batches */
     uint64_t act_max = 0;        /* the activations of the biggest layer phase */
+    bool has_swa = false;
+    for (uint32_t il = 0; il < hp->n_layer; il++) has_swa |= hp->swa_layer[il] != 0;
+    uint64_t masks = mask_bytes(&g, m->kv_cells, p->flash_attn) +
+                     (has_swa ? mask_bytes(&g, m->kv_cells_swa, p->flash_attn) : 0);
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         plan_dev_mem *dm = dev_mem(m, placement_device(pl, il));
         uint32_t cells = hp->swa_layer[il] ? m->kv_cells_swa : m->kv_cells;
-        uint64_t act = max_u64(attn_bytes(&g, cells, p->flash_attn), ffn_bytes(&g));
+        uint64_t act = masks + max_u64(attn_bytes(&g, cells, p->flash_attn), ffn_bytes(&g));
         dm->compute = max_u64(dm->compute, act);
         act_max = max_u64(act_max, act);
         host_layer_max = max_u64(host_layer_max, ws->host_layer[il]);
@@ -265,10 +293,8 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
     int out_dev = placement_device(pl, hp->n_layer);
     plan_dev_mem *om = dev_mem(m, out_dev);
     om->compute = max_u64(om->compute, output_bytes(&g));
-    /* The host always builds the input embeddings and the mask. */
-    uint64_t mask = p->flash_attn ? (uint64_t)m->kv_cells * PAD_UP(g.ub, MASK_PAD) * F16_BYTES
-                                  : (uint64_t)m->kv_cells * g.ub * F32_BYTES;
-    m->host.compute = max_u64(m->host.compute, g.ub * F32_BYTES * g.e + mask);
+    /* The host always builds the input embeddings and the masks. */
+    m->host.compute = max_u64(m->host.compute, g.ub * F32_BYTES * g.e + masks);
     if (!lm->offload) return;
     /* The first GPU runs the host layers' phases with a copy of their weights
      * (the copies are freed after use: one layer's worth at a time), and the

@@ -104,6 +104,12 @@ int plan_hw_resolve(plan_hw *hw, const char *spec, fc_err *err);
 #define PLAN_DEFAULT_BATCH 2048    /* llama.cpp's -b default */
 #define PLAN_NGL_ALL (-1)          /* every layer and the output on the GPUs (-ngl 999) */
 #define PLAN_NGL_ALL_FLAG 999      /* how llama.cpp users write "all" for -ngl */
+/* Logits rows the graph is reserved for. Since llama.cpp PR #23861 and #23988
+ * (June 2026) llama-server and llama-cli reserve one row per sequence and per
+ * draft token (common_speculative_get_output_limits: n_parallel x (1 + n_max));
+ * llama-bench leaves n_outputs_max 0, which llama_context reads as the batch. */
+#define PLAN_OUTPUTS_ALL UINT32_MAX
+#define PLAN_DRAFT_N_MAX 3         /* common_params_speculative_draft.n_max: llama-server's draft tokens per step */
 
 typedef struct plan_params {
     uint32_t n_ctx;            /* total KV cells requested (shared by the parallel sequences) */
@@ -122,7 +128,9 @@ typedef struct plan_params {
     bool mlock;                /* --mlock: the mapped weights locked in RAM */
     bool no_repack;            /* -nr / --no-repack: no CPU_REPACK copies, those weights stay mapped */
     const struct plan_extras *extras; /* what loads next to the model; NULL = nothing (borrowed) */
-    uint32_t n_outputs_max;    /* logits rows per ubatch the graph is reserved for; 0 = all (the ubatch) */
+    uint32_t n_outputs_max;    /* logits rows per ubatch the graph is reserved for: 0 = as llama-server and
+                                * llama-cli reserve them (plan_outputs_reserved), PLAN_OUTPUTS_ALL = every
+                                * token of the ubatch (llama-bench, and every tool before llama.cpp PR #23861) */
 } plan_params;
 
 /* What llama-server loads next to the model (planner/extras.c,
@@ -140,6 +148,9 @@ typedef struct plan_extras {
 } plan_extras;
 
 void plan_params_default(plan_params *p);
+/* Logits rows per ubatch that llama.cpp reserves for these parameters
+ * (n_outputs_max resolved: 0 -> as llama-server, draft included). */
+uint32_t plan_outputs_reserved(const plan_params *p);
 /* -ngl as a number: PLAN_NGL_ALL is every layer and the output, n_layer + 1.
  * Every output (text, JSON, tables) shows this one number. */
 int32_t plan_ngl_count(const plan_params *p, const model_hparams *hp);

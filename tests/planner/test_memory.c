@@ -98,8 +98,12 @@ static void check_moe_full_weights(void) {
 /* Compute buffers. Llama-2-7B (32 heads, n_embd 4096), ubatch 512, no flash
  * attention: llama.cpp prints 164 MiB at ctx 2048 and 2144 MiB at 32768
  * (KQ f32 n_kv*512*32*4 + mask n_kv*512*4 + 32 MiB of activations).
- * Llama-3.1-8B with flash attention, ctx 4096: the logits phase dominates,
- * 128256 * 512 * 4 + 4096 * 512 * 4 = 258.5 MiB (llama.cpp: 258.50 MiB). */
+ * Llama-3.1-8B with flash attention, ctx 4096, every token's logits reserved
+ * (llama-bench, and every tool before llama.cpp PR #23861): the logits phase
+ * dominates, 128256 * 512 * 4 + 4096 * 512 * 4 = 258.5 MiB (llama.cpp: 258.50
+ * MiB). llama-server and llama-cli of today reserve one logits row per
+ * sequence: the FFN phase dominates, 512 * 4 * (3 * 14336 + 4 * 4096) + the
+ * f16 mask 4096 * 512 * 2 = 120 MiB (llama-cli, CPU, build 0c1e570: 120.01). */
 static void check_compute(void) {
     model_desc d;
     load("llama-2-7b", NULL, &d);
@@ -123,8 +127,13 @@ static void check_compute(void) {
     CHECK_MSG(m.gpu[0].compute == 560 * MIB, "%llu", (unsigned long long)m.gpu[0].compute);
     CHECK_MSG(m.host.compute == 24 * MIB, "%llu", (unsigned long long)m.host.compute);
     plan_params_default(&p);
+    p.n_outputs_max = PLAN_OUTPUTS_ALL;
     plan(&d, "rtx-4090", &p, &m);
     CHECK_MSG(m.gpu[0].compute == 258 * MIB + MIB / 2, "%llu", (unsigned long long)m.gpu[0].compute);
+    plan_params_default(&p);
+    plan(&d, "rtx-4090", &p, &m);
+    CHECK_MSG(m.gpu[0].compute == 120 * MIB, "%llu", (unsigned long long)m.gpu[0].compute);
+    CHECK(plan_outputs_reserved(&p) == 1);
     /* Output buffer: one row of 128256 f32 logits per sequence, on the host. */
     CHECK(m.host.output == 128256ull * 4);
     p.n_parallel = 4;
@@ -342,19 +351,26 @@ static void check_cpu_moe_once(void) {
  * ggml_backend_cuda_device_offload_op), copying the weight into that GPU's
  * compute buffer. The biggest such phase is the logits: a copy of output.weight
  * (5120 x 151936 Q8_0 = 151936 * 160 * 34 B = 788.2 MiB) and its f32 result
- * and input (512 x (151936 + 5120) x 4 B = 306.8 MiB): 1095.0 MiB. */
+ * and input (512 x (151936 + 5120) x 4 B = 306.8 MiB): 1095.0 MiB when every
+ * token's logits are reserved, as the build of that log did; one row (today's
+ * llama-server, PR #23861) leaves the copy, its input and 1 x 151936 x 4 B. */
 static void check_gpu_compute_ngl0(void) {
     model_desc d;
     load("qwen3-14b", "Q8_0", &d);
     plan_params p;
     plan_params_default(&p);
     p.n_gpu_layers = 0;
+    p.n_outputs_max = PLAN_OUTPUTS_ALL;
     plan_memory m;
     plan(&d, "rx-7900-xtx", &p, &m);
     CHECK(m.gpu[0].weights == 0 && m.gpu[0].kv == 0 && m.host.n_layers == 40);
     uint64_t expect = 151936ull * 160 * 34 + 512ull * (151936 + 5120) * 4;
     CHECK_MSG(m.gpu[0].compute == expect, "%.1f MiB", (double)m.gpu[0].compute / MIB);
     CHECK(m.gpu[0].compute > 1024 * MIB && m.gpu[0].compute < 1200 * MIB);
+    p.n_outputs_max = 0;
+    plan(&d, "rx-7900-xtx", &p, &m);
+    expect = 151936ull * 160 * 34 + 151936ull * 4 + 512ull * 5120 * 4;
+    CHECK_MSG(m.gpu[0].compute == expect, "%.1f MiB", (double)m.gpu[0].compute / MIB);
     CHECK(m.gpu[0].overhead > 0); /* the ROCm context exists too */
     /* ubatch 16 < 32: nothing is offloaded, no GPU compute buffer. */
     p.n_ubatch = 16;

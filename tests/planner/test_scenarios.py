@@ -358,12 +358,14 @@ def _(d):
 
 
 # 35. llama.cpp allocates a GPU compute buffer even at -ngl 0 (its load log:
-#     ~1.1 GiB ROCm0 compute buffer for Qwen3-14B Q8_0 at 4096): the card's
-#     row is not zero, it holds a compute buffer of about that size.
+#     ~1.1 GiB ROCm0 compute buffer for Qwen3-14B Q8_0 at 4096, from a build
+#     that reserved every token's logits): the card's row is not zero. Its
+#     biggest part is the copy of output.weight (788 MiB), which today's
+#     llama-server (one logits row, PR #23861) still makes: 0.7-1.5 GiB.
 @case(["qwen3-14b", "--quant", "Q8_0", "--hw", "rx-7900-xtx,cpu-ddr5-6400-2ch:64", "--ngl", "0"], "GPU buffer at -ngl 0")
 def _(d):
     gpu = d["devices"][0]
-    assert gpu["weights_bytes"] == 0 and 0.8 * 2**30 < gpu["compute_bytes"] < 1.5 * 2**30, gpu
+    assert gpu["weights_bytes"] == 0 and 0.7 * 2**30 < gpu["compute_bytes"] < 1.5 * 2**30, gpu
 
 
 # 36. Metal maps the whole file into the GPU buffer (llama.cpp's load log for
