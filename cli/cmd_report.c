@@ -28,7 +28,7 @@ static void usage(FILE *out) {
             "\n"
             "  -o, --output FILE    where to write (default " REPORT_DEFAULT_PATH "); written atomically\n"
             "      --profile FILE   machine profile to use (default: the saved one from 'fitcheck probe';\n"
-            "                       a quick probe is run and saved when there is none)\n"
+            "                       a quick probe is run when there is none, saved unless busy)\n"
             "      --hw SPEC        plan for catalog hardware instead ('rtx-4090,rtx-4090',\n"
             "                       'apple-m4-max-40c:128', see 'fitcheck hw') or a profile FILE.json\n"
             "      --ctx N          context to plan for (default %d)\n"

@@ -230,9 +230,9 @@ static bool rows_pick(plan_choice *c, const plan_hw *hw) {
                  "nothing decodes at %g t/s here: the fastest that fits is %s at %.1f t/s (--min-tps 0 to choose anyway)",
                  c->min_tps, c->row[c->fastest].quant, c->row[c->fastest].speed.tg128);
     } else if (any_fit) {
-        snprintf(c->reason, sizeof c->reason,
-                 "speed unknown on %.120s (run 'fitcheck probe'), so no type is known to reach %g t/s", hw->label,
-                 c->min_tps);
+        /* the label of a machine without a profile already says what to run */
+        snprintf(c->reason, sizeof c->reason, "speed unknown on %.120s%s, so no type is known to reach %g t/s",
+                 hw->label, strstr(hw->label, "fitcheck probe") ? "" : " (run 'fitcheck probe')", c->min_tps);
     }
     rows_explain(c);
     return any_fit;

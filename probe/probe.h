@@ -222,7 +222,7 @@ int probe_profile_from_json(probe_profile *p, const char *text, const char *wher
 
 /* The profile the planner works from: the saved one at probe_default_path(),
  * or, when there is none and run_quick_if_missing, a quick probe that is then
- * saved (with p->busy when the machine was busy). A saved profile that cannot
+ * saved — unless the machine was busy (p->busy): then it serves this call only. A saved profile that cannot
  * be read is an error naming the file and the fix, not re-measured silently. */
 int probe_profile_get(probe_profile *p, bool run_quick_if_missing, fc_err *err);
 

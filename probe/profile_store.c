@@ -67,8 +67,9 @@ int probe_profile_get(probe_profile *p, bool run_quick_if_missing, fc_err *err) 
     probe_options opt = {.quick = true, .models_dir = "."};
     if (probe_profile_prepare(path, err)) return err->status;
     if (probe_run(p, &opt, err)) return err->status;
-    /* Kept even when measured on a busy machine: p->busy is saved with it and
-     * every plan made from it says so (re-probing on each call would cost
-     * seconds and measure the same busy machine again). */
+    /* A busy machine's figures are used for this one plan (p->busy says so
+     * in its hardware line) but never saved: a saved profile is trusted by
+     * every later plan, and `fitcheck probe` refuses it without --force too. */
+    if (p->busy[0]) return FC_OK;
     return probe_profile_save(p, path, err);
 }

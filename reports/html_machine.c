@@ -207,6 +207,11 @@ int html_machine(FILE *fp, const rep_report *r, fc_err *err) {
         return FC_OK;
     }
     int rc = summary_write(fp, p, err);
+    if (!rc && p->busy[0]) {
+        fputs("<p class=\"note\">MEASURED WHILE BUSY: ", fp);
+        rep_html_escape(fp, p->busy);
+        fputs(" — the figures understate this machine; run 'fitcheck probe' when it is idle.</p>\n", fp);
+    }
     if (!rc) rc = caches_write(fp, p, err);
     if (!rc) rc = gpus_write(fp, p, err);
     if (!rc) rc = nvme_write(fp, p, err);

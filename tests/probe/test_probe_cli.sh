@@ -68,6 +68,13 @@ grep -q "read" "$dir/out" || { echo "FAIL: the refused figures are not shown"; f
 t 0 "busy probe with --force" "$bin" probe --quick --no-gpu --force -o "$dir/busy.json"
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["busy"] and p["others_cpus"] > 0, p["busy"]' \
     "$dir/busy.json" || { echo "FAIL: --force profile does not record why it is busy"; fail=1; }
+# The quick probe a plan makes when there is no profile is not saved either:
+# it serves that plan, whose hardware line says it was measured while busy.
+implicit="$dir/implicit-cache"
+mkdir -p "$implicit"
+XDG_CACHE_HOME="$implicit" "$bin" report -o "$dir/implicit.html" >"$dir/out" 2>"$dir/err"
+[ -e "$implicit/fitcheck/machine.json" ] && { echo "FAIL: an implicit probe on a busy machine was saved"; fail=1; }
+grep -q "MEASURED WHILE BUSY" "$dir/implicit.html" || { echo "FAIL: the report does not say its probe was busy"; fail=1; }
 kill "${busy_pids[@]}" 2>/dev/null; wait "${busy_pids[@]}" 2>/dev/null
 grep -q -- "--force" <("$bin" probe --help) || { echo "FAIL: --help does not explain --force"; fail=1; }
 
