@@ -19,6 +19,10 @@ fi
 ngl="${NGL:-0}"
 models=("$@")
 [ ${#models[@]} -eq 0 ] && models=("${FITCHECK_MODELS:-$HOME/.cache/fitcheck/models}"/*.gguf)
+# One prompt, one token, then exit: today's llama-cli is a chat loop that
+# takes -st (single turn); older ones and llama-completion take -no-cnv.
+once=(-no-cnv)
+"$llama" --help 2>/dev/null | grep -q -- "--single-turn" && once=(-st)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 printf '%-34s %6s %3s  %-8s %12s %12s %8s\n' model ctx fa buffer llama.cpp fitcheck ratio
@@ -28,16 +32,20 @@ for m in "${models[@]}"; do
         for fa in off on; do
             # One token generated: enough for every buffer to be allocated and printed.
             flock /tmp/fitcheck-bench.lock "$llama" -m "$m" -c "$ctx" -fa "$fa" -ngl "$ngl" -n 1 -p hi \
-                -no-cnv --no-warmup -t 2 -v >"$log" 2>&1 </dev/null
+                "${once[@]}" --no-warmup -t 2 -v >"$log" 2>&1 </dev/null
             plan=$("$fitcheck" plan "$m" --ctx "$ctx" --fa "$fa" --ngl "$ngl" --json) || continue
             python3 - "$log" "$(basename "$m")" "$ctx" "$fa" "$plan" <<'PY'
 import json, re, sys
 log, name, ctx, fa, plan = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 got = {"model": 0.0, "kv": 0.0, "compute": 0.0, "output": 0.0}
+seen_compute = False
 for line in open(log, errors="replace"):
-    # llama.cpp's --fit dry run prints a first set of buffers; count the real load only.
-    if "loading model tensors" in line:
+    # llama.cpp's --fit dry run prints a first set of buffers; count the real
+    # load only: a model buffer after a compute buffer starts the next set.
+    if "loading model tensors" in line or (seen_compute and "model buffer size" in line):
         got = dict.fromkeys(got, 0.0)
+        seen_compute = False
+    seen_compute |= "compute buffer size" in line
     m = re.search(r"(\S+)\s+(model|KV|compute|output) buffer size =\s*([0-9.]+) MiB", line)
     if m:
         got[{"model": "model", "KV": "kv", "compute": "compute", "output": "output"}[m.group(2)]] += float(m.group(3))
