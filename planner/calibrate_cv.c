@@ -84,3 +84,39 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
     }
     free(all);
 }
+
+void plan_cv_report_free(plan_cv_report *r) {
+    free(r->loso);
+    free(r->lofo);
+    memset(r, 0, sizeof *r);
+}
+
+int plan_cv_report_make(const plan_efficiency *in_use, const plan_meas_set *s, plan_cv_report *r, fc_err *err) {
+    memset(r, 0, sizeof *r);
+    r->loso = calloc((size_t)s->n + 1, sizeof *r->loso);
+    r->lofo = calloc((size_t)s->n + 1, sizeof *r->lofo);
+    plan_efficiency *fit = malloc(sizeof *fit), *base = malloc(sizeof *base);
+    int rc = r->loso && r->lofo && fit && base ? plan_efficiency_prior(base, err)
+                                               : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    /* lofo serves as the scratch row of the in-use and in-sample runs before its own. */
+    if (!rc) {
+        for (int i = 0; i < s->n; i++) r->lofo[i] = plan_meas_predict(&s->m[i], in_use);
+        plan_cv_summarize(s, r->lofo, &r->st[PLAN_CV_IN_USE]);
+        *fit = *base;
+        rc = plan_calibrate(fit, s, NULL, NULL, err);
+    }
+    if (!rc) {
+        for (int i = 0; i < s->n; i++) r->lofo[i] = plan_meas_predict(&s->m[i], fit);
+        plan_cv_summarize(s, r->lofo, &r->st[PLAN_CV_IN_SAMPLE]);
+        rc = plan_cross_validate(base, s, PLAN_CV_SOURCE, r->loso, err);
+    }
+    if (!rc) {
+        plan_cv_summarize(s, r->loso, &r->st[PLAN_CV_LOSO]);
+        rc = plan_cross_validate(base, s, PLAN_CV_FAMILY, r->lofo, err);
+    }
+    if (!rc) plan_cv_summarize(s, r->lofo, &r->st[PLAN_CV_LOFO]);
+    free(fit);
+    free(base);
+    if (rc) plan_cv_report_free(r);
+    return rc;
+}

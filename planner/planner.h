@@ -595,6 +595,18 @@ typedef struct plan_cv_stats {
 /* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend. */
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
 
+/* What `calibrate --cross-validate` reports: the constants in use, a fit to
+ * everything from the prior (in-sample), then leave-one-source-out and
+ * leave-one-family-out fits from the prior (a held-out group must not have
+ * shaped the constants that predict it). */
+enum plan_cv_run { PLAN_CV_IN_USE = 0, PLAN_CV_IN_SAMPLE, PLAN_CV_LOSO, PLAN_CV_LOFO, PLAN_CV_RUNS };
+typedef struct plan_cv_report {
+    plan_cv_stats st[PLAN_CV_RUNS];
+    double *loso, *lofo;   /* per measurement of s: its out-of-sample predictions */
+} plan_cv_report;
+int plan_cv_report_make(const plan_efficiency *in_use, const plan_meas_set *s, plan_cv_report *r, fc_err *err);
+void plan_cv_report_free(plan_cv_report *r);
+
 typedef struct plan_fit_stats {
     int n;
     double median_abs_err, max_abs_err;   /* |pred/meas - 1| */

@@ -178,6 +178,22 @@ json_t *rep_models_json(const model_catalog_summary *v, size_t n);
 void rep_models_local_text(FILE *out, const plan_local_model *v, size_t n);
 json_t *rep_models_local_json(const plan_local_model *v, size_t n);
 
+/* `fitcheck calibrate`: each measurement predicted by the constants before
+ * and after the fit, the fit's errors, where it was saved (NULL: --dry-run);
+ * --csv: the fitted constants of every backend measured, as
+ * data/efficiency.csv rows. --cross-validate: plan_cv_report_make's result. */
+typedef struct rep_calibrate_view {
+    const plan_meas_set *set;
+    const plan_efficiency *before_e, *after_e;
+    plan_fit_stats before, after;
+    const char *saved;
+} rep_calibrate_view;
+void rep_calibrate_text(FILE *out, const rep_calibrate_view *v);
+json_t *rep_calibrate_json(const rep_calibrate_view *v);
+void rep_calibrate_csv(FILE *out, const rep_calibrate_view *v);
+void rep_cv_text(FILE *out, const plan_cv_report *r);
+json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r);
+
 /* ---- charts (inline SVG) ---------------------------------------------------
  * Each chart carries its own text alternative (<title> and <desc>, role=img)
  * and scales to the width of the page. The report puts the same numbers in a

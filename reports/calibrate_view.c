@@ -1,0 +1,92 @@
+/* `fitcheck calibrate`: the fit (text, --json, --csv rows shaped like
+ * data/efficiency.csv) and the --cross-validate summary (text, --json). */
+#include "reports/reports.h"
+
+#include <stdbool.h>
+
+void rep_calibrate_text(FILE *out, const rep_calibrate_view *v) {
+    const plan_meas_set *set = v->set;
+    fprintf(out, "%-48s %10s %10s %10s\n", "measurement", "measured", "before", "after");
+    for (int i = 0; i < set->n; i++)
+        fprintf(out, "%-48s %10.2f %10.2f %10.2f\n", fc_safe(set->m[i].label), set->m[i].tps,
+                plan_meas_predict(&set->m[i], v->before_e), plan_meas_predict(&set->m[i], v->after_e));
+    fprintf(out, "\n%d measurements: median |error| %.1f%% -> %.1f%%, max %.1f%% -> %.1f%%\n", v->before.n,
+            100 * v->before.median_abs_err, 100 * v->after.median_abs_err, 100 * v->before.max_abs_err,
+            100 * v->after.max_abs_err);
+    if (v->saved)
+        fprintf(out, "saved %s (used by 'fitcheck plan'; delete it to return to the built-in constants)\n",
+                fc_safe(v->saved));
+    else fprintf(out, "not saved (--dry-run)\n");
+}
+
+json_t *rep_calibrate_json(const rep_calibrate_view *v) {
+    const plan_meas_set *set = v->set;
+    json_t *rows = json_array();
+    for (int i = 0; i < set->n; i++)
+        json_array_append_new(rows, json_pack("{s:s,s:f,s:f,s:f}", "label", set->m[i].label, "measured_tps",
+                                              set->m[i].tps, "before_tps", plan_meas_predict(&set->m[i], v->before_e),
+                                              "after_tps", plan_meas_predict(&set->m[i], v->after_e)));
+    return json_pack("{s:i,s:{s:f,s:f},s:{s:f,s:f},s:o,s:o}", "n", v->before.n, "before", "median_abs_err",
+                     v->before.median_abs_err, "max_abs_err", v->before.max_abs_err, "after", "median_abs_err",
+                     v->after.median_abs_err, "max_abs_err", v->after.max_abs_err, "saved",
+                     v->saved ? json_string(v->saved) : json_null(), "measurements", rows);
+}
+
+void rep_calibrate_csv(FILE *out, const rep_calibrate_view *v) {
+    char source[256];
+    snprintf(source, sizeof source,
+             "fitted by 'fitcheck calibrate --from-prior' to %d published llama-bench results (data/bench_corpus.csv; "
+             "in-sample median %.1f%%; out of sample: docs/speed-model.md)", v->after.n, 100 * v->after.median_abs_err);
+    bool done[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT] = {{false}};
+    for (int i = 0; i < v->set->n; i++) {
+        int be = v->set->m[i].backend, eng = v->set->m[i].engine;
+        if (be < 0 || be >= PLAN_BACKEND_COUNT || eng < 0 || eng >= PLAN_ENG_COUNT || done[be][eng]) continue;
+        done[be][eng] = true;
+        plan_efficiency_write_csv(v->after_e, be, eng, source, out);
+    }
+}
+
+static const char *const cv_what[PLAN_CV_RUNS] = {"constants in use", "fitted on all from prior (in-sample)",
+                                                  "leave one source out", "leave one device family out"};
+static const char *const cv_keys[PLAN_CV_RUNS] = {"current", "in_sample", "leave_one_source_out",
+                                                  "leave_one_family_out"};
+
+void rep_cv_text(FILE *out, const plan_cv_report *r) {
+    fprintf(out, "median |predicted/measured - 1|     rows     all  decode prefill  d>=%dk   per backend\n",
+            PLAN_CV_DEEP / 1024);
+    for (int k = 0; k < PLAN_CV_RUNS; k++) {
+        const plan_cv_stats *st = &r->st[k];
+        fprintf(out, "%-34s %5d  %6.1f%%  %6.1f%%  %6.1f%%  %6.1f%%  ", cv_what[k], st->n, 100 * st->med,
+                100 * st->med_dec, 100 * st->med_pp, 100 * st->med_deep);
+        for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+            if (st->n_be[b]) fprintf(out, " %s %.1f%% (%d)", plan_backend_name(b), 100 * st->med_be[b], st->n_be[b]);
+        fprintf(out, "\n");
+    }
+}
+
+static json_t *cv_stats_json(const plan_cv_stats *st) {
+    json_t *be = json_object();
+    for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+        if (st->n_be[b])
+            json_object_set_new(be, plan_backend_name(b),
+                                json_pack("{s:i,s:f}", "n", st->n_be[b], "median_abs_err", st->med_be[b]));
+    return json_pack("{s:i,s:f,s:i,s:f,s:i,s:f,s:i,s:f,s:o}", "n", st->n, "median_abs_err", st->med, "n_decode", st->n_dec,
+                     "decode", st->med_dec, "n_prefill", st->n_pp, "prefill", st->med_pp, "n_deep", st->n_deep,
+                     "deep", st->med_deep, "backends", be);
+}
+
+json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r) {
+    json_t *root = json_object();
+    for (int k = 0; k < PLAN_CV_RUNS; k++) json_object_set_new(root, cv_keys[k], cv_stats_json(&r->st[k]));
+    /* each row's out-of-sample predictions, to see where the error comes from */
+    json_t *rows = json_array();
+    for (int i = 0; i < set->n; i++) {
+        const plan_meas *m = &set->m[i];
+        json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f}", "label", m->label, "source",
+                                              m->source, "device", m->device, "backend", plan_backend_name(m->backend),
+                                              "n_prompt", m->n_prompt, "n_gen", m->n_gen, "n_depth", m->n_depth,
+                                              "measured_tps", m->tps, "loso_tps", r->loso[i], "lofo_tps", r->lofo[i]));
+    }
+    json_object_set_new(root, "rows", rows);
+    return root;
+}
