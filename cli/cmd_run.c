@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RUN_SHORTS "n:p:d:r:o:t:c:h"
@@ -204,71 +203,6 @@ static int run_generate(eng_model *m, const run_opts *o, fc_err *err) {
 
 /* ---- benchmark output ------------------------------------------------------------- */
 
-/* One test as a llama-bench record: planner/ predicts it, reports/ writes
- * every format from it. */
-static void bench_record(plan_bench_record *r, const eng_model *m, const eng_params *p, const eng_bench_test *t,
-                         const char *when) {
-    memset(r, 0, sizeof *r);
-    snprintf(r->model_filename, sizeof r->model_filename, "%.511s", eng_model_gguf(m)->path);
-    snprintf(r->model_type, sizeof r->model_type, "%s", eng_model_type(m));
-    r->model_size = eng_model_size(m);
-    r->model_n_params = eng_model_n_params(m);
-    snprintf(r->backends, sizeof r->backends, "CPU");
-    snprintf(r->engine, sizeof r->engine, "fitcheck");
-    snprintf(r->isa, sizeof r->isa, "%s", eng_isa_name(p->isa));
-    r->n_batch = r->n_ubatch = (int)p->n_ubatch;
-    r->n_threads = (int)p->n_threads;
-    snprintf(r->type_k, sizeof r->type_k, "%s", eng_kv_type_name(p->type_k));
-    snprintf(r->type_v, sizeof r->type_v, "%s", eng_kv_type_name(p->type_v));
-    r->test = (plan_bench_test){(int)t->n_prompt, (int)t->n_gen, (int)t->n_depth};
-    snprintf(r->test_time, sizeof r->test_time, "%s", when);
-    r->avg_ns = t->avg_ns;
-    r->stddev_ns = t->stddev_ns;
-    r->avg_ts = t->avg_ts;
-    r->stddev_ts = t->stddev_ts;
-    for (uint32_t k = 0; k < t->reps && k < PLAN_BENCH_MAX_SAMPLES && k < FC_ARRAY_LEN(t->ts); k++) {
-        r->samples_ts[k] = t->ts[k];
-        r->samples_ns[k] = t->ts[k] > 0 ? (t->n_prompt + t->n_gen) / t->ts[k] * 1e9 : 0;
-        r->n_samples = (int)k + 1;
-    }
-    r->read_gbs_now = t->read_gbs_now;
-}
-
-static void bench_records(const eng_model *m, const eng_params *p, const eng_bench_test *tests, uint32_t n,
-                          plan_bench_record *recs) {
-    char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    for (uint32_t i = 0; i < n; i++) bench_record(&recs[i], m, p, &tests[i], when);
-}
-
-/* Appends jsonl lines (llama-bench's shape) for `fitcheck calibrate`. */
-static int save_bench(const char *path, const plan_bench_record *recs, uint32_t n, fc_err *err) {
-    char *old = NULL;
-    size_t old_len = 0;
-    if (fc_read_file(path, PLAN_BENCH_FILE_MAX, &old, &old_len, err)) {
-        old = NULL;
-        old_len = 0;
-        fc_err_clear(err);
-    }
-    fc_atomic_file af;
-    int rc = fc_atomic_open(&af, path, err);
-    if (rc) {
-        free(old);
-        return rc;
-    }
-    if (old_len) fwrite(old, 1, old_len, af.fp);
-    free(old);
-    rc = rep_bench_write(recs, (int)n, af.fp, REP_FMT_JSONL, err);
-    if (rc) {
-        fc_atomic_abort(&af);
-        return rc;
-    }
-    return fc_atomic_commit(&af, err);
-}
-
 /* The planner's predictions from this machine's probe profile (planner/
  * bench_predict.c). Without a profile the tests simply show none. */
 static void predict_records(const eng_model *m, plan_bench_record *recs, uint32_t n) {
@@ -351,10 +285,10 @@ static int run_bench(eng_model *m, const run_opts *o, fc_err *err) {
     plan_bench_record recs[ENG_BENCH_MAX_TESTS];
     enum rep_format fmt;
     if (!rc) rc = rep_format_parse(o->fmt, &fmt, err);
-    if (!rc) bench_records(m, eng_ctx_params(c), tests, n, recs);
+    if (!rc) eng_bench_records(recs, m, eng_ctx_params(c), tests, n);
     if (!rc && !interrupted) predict_records(m, recs, n);
     if (!rc && n) rc = rep_bench_write(recs, (int)n, stdout, fmt, err);
-    if (!rc && n && o->save) rc = save_bench(o->save, recs, n, err);
+    if (!rc && n && o->save) rc = rep_bench_append(o->save, recs, (int)n, err);
     eng_ctx_free(c);
     return !rc && interrupted ? RUN_INTERRUPTED : rc;
 }

@@ -3,9 +3,12 @@
  * once untimed (warm-up) and then `reps` times from an emptied cache (filled
  * to n_depth first, untimed). Tokens are pseudo-random ids, as in llama-bench. */
 #include "engine/internal.h"
+#include "planner/planner.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define BENCH_MAX_TOKENS (1u << 20)
 
@@ -87,4 +90,44 @@ int eng_bench_run(eng_ctx *c, const eng_bench_opts *o, eng_bench_test *tests, ui
     eng_ctx_truncate(c, 0);
     *n_tests = n;
     return rc;
+}
+
+/* One test as a llama-bench record: planner/ predicts it, reports/ writes
+ * every format from it. */
+static void bench_record(plan_bench_record *r, const eng_model *m, const eng_params *p, const eng_bench_test *t,
+                         const char *when) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->model_filename, sizeof r->model_filename, "%.511s", eng_model_gguf(m)->path);
+    snprintf(r->model_type, sizeof r->model_type, "%s", eng_model_type(m));
+    r->model_size = eng_model_size(m);
+    r->model_n_params = eng_model_n_params(m);
+    snprintf(r->backends, sizeof r->backends, "CPU");
+    snprintf(r->engine, sizeof r->engine, "fitcheck");
+    snprintf(r->isa, sizeof r->isa, "%s", eng_isa_name(p->isa));
+    r->n_batch = r->n_ubatch = (int)p->n_ubatch;
+    r->n_threads = (int)p->n_threads;
+    snprintf(r->type_k, sizeof r->type_k, "%s", eng_kv_type_name(p->type_k));
+    snprintf(r->type_v, sizeof r->type_v, "%s", eng_kv_type_name(p->type_v));
+    r->test = (plan_bench_test){(int)t->n_prompt, (int)t->n_gen, (int)t->n_depth};
+    snprintf(r->test_time, sizeof r->test_time, "%s", when);
+    r->avg_ns = t->avg_ns;
+    r->stddev_ns = t->stddev_ns;
+    r->avg_ts = t->avg_ts;
+    r->stddev_ts = t->stddev_ts;
+    for (uint32_t k = 0; k < t->reps && k < PLAN_BENCH_MAX_SAMPLES && k < FC_ARRAY_LEN(t->ts); k++) {
+        r->samples_ts[k] = t->ts[k];
+        r->samples_ns[k] = t->ts[k] > 0 ? (t->n_prompt + t->n_gen) / t->ts[k] * 1e9 : 0;
+        r->n_samples = (int)k + 1;
+    }
+    r->read_gbs_now = t->read_gbs_now;
+}
+
+void eng_bench_records(plan_bench_record *recs, const eng_model *m, const eng_params *p, const eng_bench_test *tests,
+                       uint32_t n) {
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (uint32_t i = 0; i < n; i++) bench_record(&recs[i], m, p, &tests[i], when);
 }

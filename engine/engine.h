@@ -134,6 +134,12 @@ typedef struct eng_bench_opts {
  * cache is emptied (then filled to n_depth) before each repetition. */
 int eng_bench_run(eng_ctx *c, const eng_bench_opts *o, eng_bench_test *tests, uint32_t *n_tests, fc_err *err);
 
+/* The tests as llama-bench records (planner/planner.h's type, dated now):
+ * planner/ predicts them, reports/ writes every format from them. */
+struct plan_bench_record;
+void eng_bench_records(struct plan_bench_record *recs, const eng_model *m, const eng_params *p,
+                       const eng_bench_test *tests, uint32_t n);
+
 
 /* ======================================================================
  * Text side (engine-text): tokenizer, chat template, sampler.

@@ -3,6 +3,7 @@
  * reads them back. */
 #include "reports/table_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Columns in llama-bench's order. Keyed columns are its CSV/JSON fields;
@@ -146,4 +147,28 @@ int rep_bench_write(const plan_bench_record *rows, int n, FILE *fp, enum rep_for
     int rc = rep_table_write(t, fp, fmt, err);
     rep_table_free(t);
     return rc;
+}
+
+int rep_bench_append(const char *path, const plan_bench_record *recs, int n, fc_err *err) {
+    char *old = NULL;
+    size_t old_len = 0;
+    if (fc_read_file(path, PLAN_BENCH_FILE_MAX, &old, &old_len, err)) {
+        old = NULL;
+        old_len = 0;
+        fc_err_clear(err);
+    }
+    fc_atomic_file af;
+    int rc = fc_atomic_open(&af, path, err);
+    if (rc) {
+        free(old);
+        return rc;
+    }
+    if (old_len) fwrite(old, 1, old_len, af.fp);
+    free(old);
+    rc = rep_bench_write(recs, n, af.fp, REP_FMT_JSONL, err);
+    if (rc) {
+        fc_atomic_abort(&af);
+        return rc;
+    }
+    return fc_atomic_commit(&af, err);
 }

@@ -255,6 +255,9 @@ int rep_svg_bars(FILE *fp, const rep_bar_chart *c, fc_err *err);
  * threads | test | t/s; csv/json: every field). */
 rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err);
 int rep_bench_write(const plan_bench_record *rows, int n, FILE *fp, enum rep_format fmt, fc_err *err);
+/* Appends the records to path as jsonl lines (llama-bench's shape) for
+ * `fitcheck calibrate`, atomically: the old lines, then these. */
+int rep_bench_append(const char *path, const plan_bench_record *recs, int n, fc_err *err);
 /* `plan --bench`: the plan's predicted llama-bench tests as llama-bench writes
  * results (md table; csv/json/jsonl with its fields; avg_ts = the prediction). */
 int rep_plan_bench_write(const struct plan_result *r, FILE *fp, enum rep_format fmt, fc_err *err);
