@@ -42,18 +42,6 @@
  * each run by up to 2x; docs/rpc.md). */
 #define RPC_CPU_OF_REPACKED 0.81
 
-static int layer_device(const plan_memory *mem, uint32_t il) {
-    for (int g = 0; g < mem->n_gpu; g++)
-        if (mem->gpu[g].n_layers && il >= mem->gpu[g].layer_first && il < mem->gpu[g].layer_first + mem->gpu[g].n_layers)
-            return g;
-    return -1;
-}
-
-static int output_device(const plan_memory *mem) {
-    for (int g = 0; g < mem->n_gpu; g++)
-        if (mem->gpu[g].has_output) return g;
-    return -1;
-}
 
 plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const plan_memory *mem, uint32_t n_tok,
                                uint32_t kv_cells, uint32_t n_out, bool new_graph) {
@@ -63,12 +51,12 @@ plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const
     double act = F32 * hp->n_embd * n_tok;
     double inputs = act + F32 * n_tok + F32 * (double)kv_cells * n_tok; /* activations, positions, mask */
     double gbytes = 0;
-    int out_dev = output_device(mem);
+    int out_dev = plan_memory_output_device(mem);
     /* walk the layers in order; a run ends where the host changes */
     int run_host = 0;
     uint32_t run_layers = 0;
     for (uint32_t il = 0; il <= hp->n_layer; il++) {
-        int dev = il < hp->n_layer ? layer_device(mem, il) : out_dev;
+        int dev = il < hp->n_layer ? plan_memory_layer_device(mem, il) : out_dev;
         int h = dev < 0 ? 0 : c->dev_host[dev];
         bool last = il == hp->n_layer;
         if (h != run_host || last) {
@@ -117,8 +105,8 @@ static void load_times(const plan_cluster *c, const model_desc *m, plan_cluster_
     int n_big = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) {
         const model_tensor *t = &m->tensors[i];
-        int dev = t->layer >= 0 ? layer_device(&r->mem, (uint32_t)t->layer)
-                  : t->role == ROLE_TOKEN_EMBD ? -1 : output_device(&r->mem);
+        int dev = t->layer >= 0 ? plan_memory_layer_device(&r->mem, (uint32_t)t->layer)
+                  : t->role == ROLE_TOKEN_EMBD ? -1 : plan_memory_output_device(&r->mem);
         if (dev < 0 || !c->hw.gpu[dev].rpc) continue;
         if ((double)t->bytes > HASH_THRESHOLD) {
             big += (double)t->bytes;
@@ -128,7 +116,7 @@ static void load_times(const plan_cluster *c, const model_desc *m, plan_cluster_
         }
     }
     /* tied embeddings: the output's copy of token_embd goes to the output's device */
-    int od = output_device(&r->mem);
+    int od = plan_memory_output_device(&r->mem);
     if (m->hp.tied_embeddings && od >= 0 && c->hw.gpu[od].rpc)
         for (uint32_t i = 0; i < m->n_tensors; i++)
             if (m->tensors[i].role == ROLE_TOKEN_EMBD) {

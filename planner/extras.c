@@ -45,16 +45,6 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
 
 static plan_dev_mem *dev_of(plan_memory *m, int dev) { return dev < 0 ? &m->host : &m->gpu[dev]; }
 
-/* The device holding layer il (il == n_layer: the output), from the placement already made. */
-static int layer_device(const plan_memory *m, uint32_t il, uint32_t n_layer) {
-    for (int g = 0; g < m->n_gpu; g++) {
-        const plan_dev_mem *dm = &m->gpu[g];
-        if (il == n_layer ? dm->has_output : dm->n_layers && il >= dm->layer_first && il < dm->layer_first + dm->n_layers)
-            return g;
-    }
-    return -1;
-}
-
 void plan_draft_params(const plan_params *p, plan_params *dp) {
     *dp = *p;
     dp->extras = NULL;
@@ -103,9 +93,9 @@ int plan_extras_memory(plan_memory *m, const model_desc *d, const plan_hw *hw, c
     for (int i = 0; i < x->n_lora; i++) {
         const model_lora *l = x->lora[i];
         for (uint32_t il = 0; il < d->hp.n_layer && il < MODEL_MAX_LAYERS; il++)
-            if (l->layer_bytes[il]) dev_of(m, layer_device(m, il, d->hp.n_layer))->lora += l->layer_bytes[il];
+            if (l->layer_bytes[il]) dev_of(m, plan_memory_layer_device(m, il))->lora += l->layer_bytes[il];
         m->host.lora += l->embd_bytes;
-        dev_of(m, layer_device(m, d->hp.n_layer, d->hp.n_layer))->lora += l->out_bytes;
+        dev_of(m, plan_memory_output_device(m))->lora += l->out_bytes;
     }
     return x->draft ? draft_memory(m, hw, p, err) : FC_OK;
 }
@@ -126,7 +116,7 @@ int plan_spec_predict(const model_desc *target, const plan_hw *hw, const plan_me
     plan_memory *dm = fc_calloc(1, sizeof *dm, err);
     plan_speed_setup *s = fc_calloc(1, sizeof *s, err);
     int rc = dm && s ? FC_OK : FC_ERUNTIME;
-    plan_speed_result ts = {0}, ds = {0}; /* plan_speed_predict reads paged_bytes it may not set */
+    plan_speed_result ts = {0}, ds = {0};
     if (!rc) rc = plan_memory_base(dm, draft, hw, &dp, err);
     if (!rc) rc = plan_speed_predict(draft, hw, dm, &dp, e, 0, &ds, err);
     if (!rc) rc = plan_speed_predict(target, hw, mem, p, e, 0, &ts, err);

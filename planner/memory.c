@@ -158,6 +158,19 @@ static int placement_device(const placement *pl, uint32_t il) {
 
 static plan_dev_mem *dev_mem(plan_memory *m, int dev) { return dev < 0 ? &m->host : &m->gpu[dev]; }
 
+int plan_memory_layer_device(const plan_memory *m, uint32_t il) {
+    for (int g = 0; g < m->n_gpu; g++)
+        if (m->gpu[g].n_layers && il >= m->gpu[g].layer_first && il < m->gpu[g].layer_first + m->gpu[g].n_layers)
+            return g;
+    return -1;
+}
+
+int plan_memory_output_device(const plan_memory *m) {
+    for (int g = 0; g < m->n_gpu; g++)
+        if (m->gpu[g].has_output) return g;
+    return -1;
+}
+
 /* ---- compute buffers -------------------------------------------------------- */
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }

@@ -224,6 +224,10 @@ int plan_kv_layer_bytes(const model_hparams *hp, uint32_t il, uint32_t cells, ui
 int plan_memory_compute(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
 /* The breakdown alone, without trying the loading flags (no notes). */
 int plan_memory_base(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
+/* Where a computed plan put repeating layer il, and the output layer: a GPU
+ * index, or -1 for the host. */
+int plan_memory_layer_device(const plan_memory *m, uint32_t il);
+int plan_memory_output_device(const plan_memory *m);
 /* Adds p->extras to m, whose placement (layers per device) is done. */
 int plan_extras_memory(plan_memory *m, const model_desc *d, const plan_hw *hw, const plan_params *p, fc_err *err);
 /* The draft's own parameters: the target's context, ubatch and sequences
