@@ -88,5 +88,5 @@ for kind, e in err.items():
         if v:
             print("%-8s %-12s n=%-3d median |error| %5.1f%%, max %5.1f%%" % (kind, basis, len(v),
                   100 * statistics.median(v), 100 * max(v)))
-print("(the machine was shared with other agents' builds and tests while this ran)")
 PY
+echo "(load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
