@@ -198,7 +198,7 @@ for i, d in enumerate(devs):
             print(f"memory\t{sys.argv[4]}\tRPC{i} {key}\tllama.cpp {v:.1f} MiB\tplanned {p:.1f} MiB\tdiff {p - v:+.1f} MiB ({(p - v) / v * 100 if v else 0:+.1f}%)")
 PY
         grep -P "\t$m\t$rate" "$results" | tail -2
-        # does each host pay: one rpc-server (hosts m, a) here; the main host alone once per cycle
+        # does each host pay: one rpc-server (hosts m, a) here; the main host alone once (the calibration's runs)
         flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" --rpc "$ra" -ngl 99 \
             -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench1-$m-$rate.json" 2>/dev/null
         if [ ! -s "$work/bench0-$m.json" ]; then
