@@ -126,14 +126,16 @@ pack "$bin" bin/fitcheck
 # MANIFEST: size, name, and where each file came from
 {
     echo "# fitcheck GPU bundle, packed $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"),"
-    echo "# $(ldd --version | head -n 1)"
+    # sed reads to the end: head would close the pipe early, and under pipefail
+    # the writer's SIGPIPE (141) fails the assignment below and the script (a flaky test once)
+    echo "# $(ldd --version | sed -n 1p)"
     echo "# bytes  file  copied from  (package)"
     for f in $(printf '%s\n' "${!origin[@]}" | sort); do
         if [ "$f" = bin/fitcheck ]; then
             pkg="fitcheck $(git describe --always --dirty 2>/dev/null || echo '?')"
         else
             # usrmerge: dpkg may know the file under /lib rather than /usr/lib
-            pkg=$( (dpkg -S "${origin[$f]}" "${origin[$f]#/usr}" 2>/dev/null || true) | head -n 1 | cut -d: -f1)
+            pkg=$( (dpkg -S "${origin[$f]}" "${origin[$f]#/usr}" 2>/dev/null || true) | sed -n 1p | cut -d: -f1)
         fi
         echo "$(stat -c %s "$out/$f")  $f  ${origin[$f]}  (${pkg:-?})"
     done

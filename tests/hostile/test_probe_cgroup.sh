@@ -40,7 +40,7 @@ rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
 print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10)
 ' "$bin" probe --no-gpu --force -o "$tmp/machine.json") >"$tmp/out" 2>"$tmp/err"
 read -r rc peak_mib <"$tmp/out"
-ooms=$(sed -n 's/^oom_kill //p' "$cg/memory.oom_control" "$cg/memory.events" 2>/dev/null | head -n 1)
+ooms=$(sed -n 's/^oom_kill //p' "$cg/memory.oom_control" "$cg/memory.events" 2>/dev/null | sed -n 1p)
 fail=0
 [ "${rc:-1}" -eq 0 ] || { echo "FAIL: probe in a ${LIMIT_MIB} MiB cgroup: exit ${rc:-?}"; cat "$tmp/err"; fail=1; }
 [ "${ooms:-0}" -eq 0 ] || { echo "FAIL: $ooms OOM kills in the cgroup"; fail=1; }
