@@ -96,7 +96,8 @@ for name in "${GLIBC_SONAMES[@]}"; do
     pack "$libdir/$name" "runtime/$name"
 done
 for name in "${CC_RUNTIME_SONAMES[@]}"; do
-    path=$(/sbin/ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')
+    # awk reads to the end (no 'exit'): closing the pipe early would SIGPIPE ldconfig, which pipefail makes fatal
+    path=$(/sbin/ldconfig -p | awk -v n="$name" '!found && $1 == n && /x86-64/ {print $NF; found = 1}')
     [ -n "$path" ] || { echo "gpu-pack: $name not found by ldconfig" >&2; exit 2; }
     pack "$path" "runtime/$name"
 done
@@ -127,7 +128,7 @@ pack "$bin" bin/fitcheck
 {
     echo "# fitcheck GPU bundle, packed $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"),"
     # sed reads to the end: head would close the pipe early, and under pipefail
-    # the writer's SIGPIPE (141) fails the assignment below and the script (a flaky test once)
+    # the writer's SIGPIPE (141) would fail the assignment below and the script
     echo "# $(ldd --version | sed -n 1p)"
     echo "# bytes  file  copied from  (package)"
     for f in $(printf '%s\n' "${!origin[@]}" | sort); do
