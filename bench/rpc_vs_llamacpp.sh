@@ -72,11 +72,12 @@ PY
 # and host count, stay out of sample: only the single-host runs are fitted.
 export XDG_CACHE_HOME=$work/xdg
 mkdir -p "$XDG_CACHE_HOME"
+alone() { # model: llama-bench on the main host alone, no --rpc, into bench0-MODEL.json
+    flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$1.gguf" \
+        -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench0-$1.json" 2>/dev/null
+}
 if [ "${CALIBRATE:-1}" = 1 ]; then
-    for m in dense moe; do
-        flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" \
-            -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench0-$m.json" 2>/dev/null
-    done
+    for m in dense moe; do alone "$m"; done
     "$FC" calibrate "$work/bench0-dense.json" "$work/bench0-moe.json" --hw "$work/machine-1t.json" | tail -3
 fi
 
@@ -201,10 +202,7 @@ PY
         # does each host pay: one rpc-server (hosts m, a) here; the main host alone once (the calibration's runs)
         flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" --rpc "$ra" -ngl 99 \
             -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench1-$m-$rate.json" 2>/dev/null
-        if [ ! -s "$work/bench0-$m.json" ]; then
-            flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" \
-                -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench0-$m.json" 2>/dev/null
-        fi
+        [ -s "$work/bench0-$m.json" ] || alone "$m"
         python3 - "$work/plan-$m-$rate.json" "$work/bench0-$m.json" "$work/bench1-$m-$rate.json" \
             "$work/bench-$m-$rate.json" "$m" "$rate+${rtt}ms" >>"$results" <<'PY'
 import json, sys
