@@ -8,9 +8,8 @@
 # Targets (issue 18): tg >= 1.2x llama.cpp, pp >= 1.0x.
 #
 # Usage: bench/engine_vs_llamacpp.sh [THREADS] [REPS]
-#   LLAMA_BENCH=/path/to/llama-bench   use this llama-bench (else found in PATH,
-#                                       ~/.cache/fitcheck/llama.cpp, or built there
-#                                       from the llama-cpp-python sdist: slow)
+#   LLAMA_BENCH=/path/to/llama-bench   use this llama-bench (else found in PATH, or
+#                                       bench/llamacpp_build.sh's, built once: slow)
 #   QUANTS="Q4_0 Q8_0"                  limit the types (default: every type the engine runs)
 #   ISAS="avx512 avx2 scalar"            fitcheck's instruction sets, side by side
 #                                       (FITCHECK_ISA; default: the best, avx2 and scalar;
@@ -37,18 +36,7 @@ declare -A pp_len=([Q4_0]=512 [Q8_0]=512)
 find_llama_bench() {
     if [ -n "${LLAMA_BENCH:-}" ]; then echo "$LLAMA_BENCH"; return; fi
     if command -v llama-bench >/dev/null; then command -v llama-bench; return; fi
-    local b=$cache/llama.cpp/build/bin/llama-bench
-    if [ ! -x "$b" ]; then
-        echo "building llama.cpp (CPU only) into $cache/llama.cpp: this takes a while" >&2
-        mkdir -p "$cache/llama.cpp"
-        (cd "$cache/llama.cpp" &&
-         pip download --no-deps --no-binary :all: llama-cpp-python -d . >/dev/null &&
-         tar xzf llama_cpp_python-*.tar.gz &&
-         src=$(ls -d llama_cpp_python-*/vendor/llama.cpp | head -1) &&
-         cmake -S "$src" -B build -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-         nice -n 15 cmake --build build --target llama-bench -j"$(nproc)" >/dev/null) >&2
-    fi
-    echo "$b"
+    echo "$(bench/llamacpp_build.sh)/llama-bench"
 }
 
 lb=$(find_llama_bench)

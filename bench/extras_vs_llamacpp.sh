@@ -7,12 +7,12 @@
 # `fitcheck gen --lora-for` (llama-cli's "LoRA buffer size"). CPU only.
 #
 # usage: bench/extras_vs_llamacpp.sh
-#   LLAMA_BIN  folder with llama-mtmd-cli and llama-cli (default ~/.cache/fitcheck/llama.cpp/build/bin)
+#   LLAMA_BIN  folder with llama-mtmd-cli and llama-cli (default bench/llamacpp_build.sh's)
 #   FITCHECK   the fitcheck binary (default build/fitcheck)
 set -u
 cd "$(dirname "$0")/.."
 fitcheck="${FITCHECK:-build/fitcheck}"
-bin="${LLAMA_BIN:-$HOME/.cache/fitcheck/llama.cpp/build/bin}"
+bin="${LLAMA_BIN:-$(bench/llamacpp_build.sh)}"
 base="${FITCHECK_MODELS:-$HOME/.cache/fitcheck/models}/SmolLM2-135M-Instruct.Q4_1.gguf"
 if [ ! -x "$bin/llama-mtmd-cli" ] || [ ! -x "$bin/llama-cli" ] || [ ! -f "$base" ]; then
     echo "extras_vs_llamacpp: needs $bin/llama-mtmd-cli, $bin/llama-cli and $base; skipping"

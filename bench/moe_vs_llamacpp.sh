@@ -35,7 +35,7 @@ prompt_len=${PROMPT_LEN:-160}
 prompt=$(seq 0 $((prompt_len - 1)) | awk '{printf "%s%d", (NR > 1 ? "," : ""), ($1 * 7919 + 13) % 100000}')
 lock=/tmp/fitcheck-bench.lock
 mkdir -p "$dir"
-[ -x "$llama/build/bin/llama-bench" ] || { echo "no llama.cpp build at $llama/build/bin" >&2; exit 1; }
+[ -x "$llama/build/bin/llama-bench" ] || LLAMA_CACHE=$llama bench/llamacpp_build.sh >/dev/null
 greedy=$dir/llama_greedy
 cc -O2 -I"$llama/src/include" -I"$llama/src/ggml/include" bench/llama_greedy.c -L"$llama/build/bin" -lllama \
     -Wl,-rpath,"$llama/build/bin" -o "$greedy"

@@ -17,7 +17,7 @@
 #     without --rpc), on one rpc-server and on two, against the plan's
 #     per-host-count speeds (its "hosts_scaling" rows: 1, 2, 3 hosts).
 # Needs root (ip netns, tc) and llama.cpp built with GGML_RPC=ON
-# (LLAMA_BIN, default ~/.cache/fitcheck/llama.cpp/build/bin). CPU is scarce:
+# (LLAMA_BIN, default bench/llamacpp_build.sh's, built once). CPU is scarce:
 # runs are short, and serialized with other benches under /tmp/fitcheck-bench.lock.
 # Usage: bench/rpc_vs_llamacpp.sh [PP TG]   (default 64 16; REPEAT=N cycles through the
 # links N times, and the summary takes medians: other agents' load moves compute by +-50%;
@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PP=${1:-64} TG=${2:-16}
 FC=${FC:-$PWD/build/fitcheck}
-LLAMA_BIN=${LLAMA_BIN:-$HOME/.cache/fitcheck/llama.cpp/build/bin}
+LLAMA_BIN=${LLAMA_BIN:-$(bench/llamacpp_build.sh)}
 RPC=$LLAMA_BIN/ggml-rpc-server
 [ -x "$RPC" ] || RPC=$LLAMA_BIN/rpc-server
 for x in "$FC" "$RPC" "$LLAMA_BIN/llama-bench"; do [ -x "$x" ] || { echo "missing $x" >&2; exit 2; }; done
