@@ -36,11 +36,14 @@
  * the CPU efficiency constants were fitted with, do not apply there. Its
  * speed as a share of the repacked one: llama-bench --repack 0 / --repack 1
  * on the same generated models (llama-3.2-1b shapes 4 layers, qwen3-30b-a3b
- * shapes 2 layers, Q4_0), pp64 and tg16, 1 thread, 9 interleaved pairs on
- * this 2-core AVX-512 VM, load average 7-11, 1 Dec 2026: median 0.81 for
- * both decode and prefill (pairs 0.54-1.21 and 0.50-1.57: the load moves
- * each run by up to 2x; docs/rpc.md). */
-#define RPC_CPU_OF_REPACKED 0.81
+ * shapes 2 layers, Q4_0), pp64 and tg16, 1 thread, 3 interleaved cycles on
+ * this 2-core AVX-512 VM with nothing else running, 2 Dec 2026: median 0.72
+ * of the 12 pairs (0.68-0.82; dense 0.69-0.75, MoE decode 0.79-0.82, its
+ * unrepacked router and gathers diluting the matmuls' share). llama-bench
+ * --rpc to an rpc-server on the same machine over loopback ran at 0.96-1.09
+ * of --repack 0 in the same cycles: the plain buffers are the difference, not
+ * the protocol. (An earlier 0.81 came from a loaded machine, pairs 0.50-1.57.) */
+#define RPC_CPU_OF_REPACKED 0.72
 
 
 plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const plan_memory *mem, uint32_t n_tok,
