@@ -76,9 +76,17 @@ alone() { # model: llama-bench on the main host alone, no --rpc, into bench0-MOD
     flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$1.gguf" \
         -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench0-$1.json" 2>/dev/null
 }
+# With --repack 0 runs beside the default ones: an rpc-server's CPU computes
+# from plain buffers (planner/speed.c), and the pairs tell the calibration
+# how much of this CPU's time is its kernels', which the default runs alone
+# leave open (they fit as well with decode bound by memory).
 if [ "${CALIBRATE:-1}" = 1 ]; then
-    for m in dense moe; do alone "$m"; done
-    "$FC" calibrate "$work/bench0-dense.json" "$work/bench0-moe.json" --hw "$work/machine-1t.json" | tail -3
+    for m in dense moe; do
+        alone "$m"
+        flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" --repack 0 \
+            -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/plain0-$m.json" 2>/dev/null
+    done
+    "$FC" calibrate "$work"/bench0-{dense,moe}.json "$work"/plain0-{dense,moe}.json --hw "$work/machine-1t.json" | tail -3
 fi
 
 echo "== namespaces"

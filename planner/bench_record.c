@@ -19,9 +19,10 @@
 
 /* F_NS: a duration in nanoseconds, kept as a double but printed as an int64,
  * so it must fit one (found by fuzzing: 3e78 ns overflowed the cast).
- * F_FA: flash_attn, an int (-1 auto, 0, 1) since llama-bench's -fa
- * on|off|auto; a bool before that (the fixtures' b4732 build). */
-enum field_kind { F_STR, F_INT, F_U64, F_F64, F_NS, F_FA, F_SAMPLES };
+ * F_FLAG: an int or a bool: flash_attn, an int (-1 auto, 0, 1) since
+ * llama-bench's -fa on|off|auto, a bool before that (the fixtures' b4732
+ * build); repack, a bool. */
+enum field_kind { F_STR, F_INT, F_U64, F_F64, F_NS, F_FLAG, F_SAMPLES };
 
 /* One row per field read; the offset says where it lands. */
 static const struct bench_field {
@@ -41,7 +42,8 @@ static const struct bench_field {
     NUM("n_ubatch", n_ubatch, F_INT, 0, INT_MAX, false),
     NUM("n_threads", n_threads, F_INT, 0, PLAN_BENCH_MAX_THREADS, false),
     NUM("n_gpu_layers", n_gpu_layers, F_INT, -1, INT_MAX, false),
-    NUM("flash_attn", flash_attn, F_FA, -1, 1, false),
+    NUM("flash_attn", flash_attn, F_FLAG, -1, 1, false),
+    NUM("repack", repack, F_FLAG, 0, 1, false),
     NUM("n_prompt", test.n_prompt, F_INT, 0, PLAN_BENCH_MAX_TOKENS, true),
     NUM("n_gen", test.n_gen, F_INT, 0, PLAN_BENCH_MAX_TOKENS, true),
     NUM("n_depth", test.n_depth, F_INT, 0, PLAN_BENCH_MAX_TOKENS, false),
@@ -84,7 +86,7 @@ static int field_read(const struct bench_field *f, const json_t *v, plan_bench_r
         if ((int)n > r->n_samples) r->n_samples = (int)n;
         return FC_OK;
     }
-    if (f->kind == F_FA && json_is_boolean(v)) {
+    if (f->kind == F_FLAG && json_is_boolean(v)) {
         *(int *)dst = json_is_true(v);
         return FC_OK;
     }
@@ -93,7 +95,7 @@ static int field_read(const struct bench_field *f, const json_t *v, plan_bench_r
     if (!isfinite(d) || d < f->min || d > f->max)
         return fc_err_set(err, FC_EINPUT, "%s: field '%s' = %g is out of range [%g, %g]", where, f->key, d, f->min,
                           f->max);
-    if (f->kind == F_INT || f->kind == F_FA) {
+    if (f->kind == F_INT || f->kind == F_FLAG) {
         if (d != floor(d)) return fc_err_set(err, FC_EINPUT, "%s: field '%s' is not an integer", where, f->key);
         *(int *)dst = (int)d;
     } else if (f->kind == F_U64) {
@@ -107,6 +109,7 @@ static int field_read(const struct bench_field *f, const json_t *v, plan_bench_r
 static int record_read(const json_t *o, plan_bench_record *r, const char *where, fc_err *err) {
     if (!json_is_object(o)) return fc_err_set(err, FC_EINPUT, "%s: not a JSON object", where);
     memset(r, 0, sizeof *r);
+    r->repack = 1; /* llama-bench's default, and every file from before it had the flag */
     for (size_t i = 0; i < FC_ARRAY_LEN(bench_fields); i++) {
         const struct bench_field *f = &bench_fields[i];
         const json_t *v = json_object_get(o, f->key);

@@ -95,7 +95,7 @@ static double objective(const plan_meas_set *s, const plan_efficiency *e, const 
 }
 
 static void add_param(fit_param *p, int *np, double *v, const double *anchor, double weight, double max) {
-    if (*np >= FIT_MAX_PARAMS) return;
+    if (*np >= FIT_MAX_PARAMS || !(*v > 0)) return; /* 0: a term the set does not have (attn_dec or attn_kv) */
     for (int k = 0; k < *np; k++)
         if (p[k].v == v) return;
     p[*np] = (fit_param){v, *v, anchor, weight, max};

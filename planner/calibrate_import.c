@@ -154,10 +154,12 @@ int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_
     m->tps = r->avg_ts;
     m->setup.engine = engine;
     char test[PLAN_BENCH_NAME_MAX];
-    snprintf(m->label, sizeof m->label, "%.40s %s t%d", r->model_type, plan_bench_test_name(&r->test, test, sizeof test),
-             r->n_threads);
+    snprintf(m->label, sizeof m->label, "%.40s %s t%d%s", r->model_type, plan_bench_test_name(&r->test, test, sizeof test),
+             r->n_threads, r->repack ? "" : " nr");
     int ngl = be == PLAN_CPU ? 0 : r->n_gpu_layers;
     int rc = record_setup(m, p, be, ngl, where, err);
+    /* --repack 0: llama.cpp's CPU weights in plain buffers (planner/speed.c) */
+    if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain_isa = plan_repack_of_isa(p->isa);
     plan_model_summary ms = {.n_params = (double)r->model_n_params, .size_bytes = (double)r->model_size,
                              .type = (uint32_t)type};
     if (!rc) rc = record_loads(m, r->model_filename, &ms, ngl, where, err);

@@ -31,19 +31,6 @@
  * (ggml-rpc.cpp HASH_THRESHOLD). */
 #define HASH_THRESHOLD (10.0 * 1024 * 1024)
 #define SPLIT_GRID 24              /* split search: steps per device when three or more */
-/* An rpc-server's CPU device allocates plain CPU buffers (ggml-rpc.cpp: the
- * device's default buffer type), so llama.cpp's CPU_REPACK layouts, which
- * the CPU efficiency constants were fitted with, do not apply there. Its
- * speed as a share of the repacked one: llama-bench --repack 0 / --repack 1
- * on the same generated models (llama-3.2-1b shapes 4 layers, qwen3-30b-a3b
- * shapes 2 layers, Q4_0), pp64 and tg16, 1 thread, 3 interleaved cycles on
- * this 2-core AVX-512 VM with nothing else running, 2 Dec 2026: median 0.72
- * of the 12 pairs (0.68-0.82; dense 0.69-0.75, MoE decode 0.79-0.82, its
- * unrepacked router and gathers diluting the matmuls' share). llama-bench
- * --rpc to an rpc-server on the same machine over loopback ran at 0.96-1.09
- * of --repack 0 in the same cycles: the plain buffers are the difference, not
- * the protocol. (An earlier 0.81 came from a loaded machine, pairs 0.50-1.57.) */
-#define RPC_CPU_OF_REPACKED 0.72
 
 
 plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const plan_memory *mem, uint32_t n_tok,
@@ -133,32 +120,6 @@ static void load_times(const plan_cluster *c, const model_desc *m, plan_cluster_
     r->load_cached_s = small / bw + n_big * rtt; /* plus reading `big` from the remote's own disk */
 }
 
-/* The RPC CPU devices' share of the compute time at their plain-buffer rate:
- * the time without their loads is the rest; their share is divided by
- * RPC_CPU_OF_REPACKED. Only a CPU that repacks at home is slower there. */
-static int rpc_cpu_unpacked(const plan_cluster *c, const plan_speed_setup *s, const plan_efficiency *e, int n_prompt,
-                            int n_gen, double *tg_s, double *pp_s, fc_err *err) {
-    plan_speed_setup *rest = fc_malloc(sizeof *rest, err);
-    if (!rest) return FC_ERUNTIME;
-    *rest = *s;
-    bool any = false;
-    for (int g = 0; g < c->hw.n_gpu; g++) {
-        const plan_device *d = &c->hw.gpu[g];
-        if (d->rpc && d->backend == PLAN_CPU && d->cpu_repack != PLAN_REPACK_NONE && plan_speed_load_busy(&s->load[1 + g])) {
-            memset(&rest->load[1 + g], 0, sizeof rest->load[1 + g]);
-            any = true;
-        }
-    }
-    if (any) {
-        double tg = plan_speed_tg_tps(rest, e, n_gen, 0), pp = plan_speed_pp_tps(rest, e, n_prompt, 0);
-        double tg_rest = tg > 0 ? 1.0 / tg : 0, pp_rest = pp > 0 ? n_prompt / pp : 0;
-        *tg_s = tg_rest + fmax(0, *tg_s - tg_rest) / RPC_CPU_OF_REPACKED;
-        *pp_s = pp_rest + fmax(0, *pp_s - pp_rest) / RPC_CPU_OF_REPACKED;
-    }
-    free(rest);
-    return FC_OK;
-}
-
 void plan_cluster_result_free(plan_cluster_result *r) {
     free(r->setup);
     r->setup = NULL;
@@ -178,7 +139,6 @@ int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_par
     if (!(tg > 0) || !(pp > 0)) return fc_err_set(err, FC_EINPUT, "no speed for this cluster (missing figures)");
     r->tg_s_compute = 1.0 / tg;
     r->pp_s_compute = n_prompt / pp;
-    if ((rc = rpc_cpu_unpacked(c, r->setup, e, n_prompt, n_gen, &r->tg_s_compute, &r->pp_s_compute, err))) return rc;
     /* decode: one token, one logit row, cells in view padded to 256; the graph is reused */
     uint32_t cells = (uint32_t)((n_gen + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
     r->net_tg = plan_cluster_net(c, m, &r->mem, 1, cells, 1, false);

@@ -20,7 +20,7 @@ extern const size_t plan_data_files_count;
 
 static const char *const engine_names[PLAN_ENG_COUNT] = {"llama.cpp", "fitcheck"};
 static const char *const scalar_names[PLAN_EFF_SCALAR_COUNT] = {
-    "bw_eff", "attn_dec", "attn_pp", "layer_us", "token_us", "ubatch_us", "hop_us", "link_eff", "era_dec", "era_pp"};
+    "bw_eff", "attn_dec", "attn_kv", "attn_pp", "layer_us", "token_us", "ubatch_us", "hop_us", "link_eff", "era_dec", "era_pp"};
 static const char *const typed_names[PLAN_EFF_TYPED_COUNT] = {"dec_rate", "pp_eff"};
 
 static int name_index(const char *const *names, int n, const char *s) {
@@ -149,9 +149,13 @@ int plan_efficiency_builtin(plan_efficiency *e, fc_err *err) {
         for (int eng = 0; eng < PLAN_ENG_COUNT; eng++) {
             const plan_eff_set *s = &e->set[be][eng];
             for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
-                if (!(s->scalar[i] > 0))
+                if (!(s->scalar[i] > 0) && i != PLAN_EFF_ATTN_DEC && i != PLAN_EFF_ATTN_KV)
                     return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no %s for %s/%s", scalar_names[i],
                                       plan_backend_name(be), engine_names[eng]);
+            /* decode attention per query MAC, per cached element, or both (planner.h) */
+            if (!(s->scalar[PLAN_EFF_ATTN_DEC] > 0) && !(s->scalar[PLAN_EFF_ATTN_KV] > 0))
+                return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no attn_dec or attn_kv for %s/%s",
+                                  plan_backend_name(be), engine_names[eng]);
             for (int i = 0; i < PLAN_EFF_TYPED_COUNT; i++)
                 if (!(s->typed_default[i] > 0))
                     return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no default %s for %s/%s",
@@ -174,7 +178,9 @@ int plan_efficiency_prior(plan_efficiency *e, fc_err *err) {
 void plan_efficiency_write_csv(const plan_efficiency *e, int be, int eng, const char *source, FILE *out) {
     const plan_eff_set *s = &e->set[be][eng];
     for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
-        fprintf(out, "%s,%s,%s,,%.4g,%s\n", plan_backend_name(be), engine_names[eng], scalar_names[i], s->scalar[i], source);
+        if (s->scalar[i] > 0) /* 0: a term this set does not have (attn_dec or attn_kv) */
+            fprintf(out, "%s,%s,%s,,%.4g,%s\n", plan_backend_name(be), engine_names[eng], scalar_names[i], s->scalar[i],
+                    source);
     for (int i = 0; i < PLAN_EFF_TYPED_COUNT; i++) {
         fprintf(out, "%s,%s,%s,*,%.4g,%s\n", plan_backend_name(be), engine_names[eng], typed_names[i], s->typed_default[i],
                 source);

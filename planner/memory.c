@@ -335,6 +335,12 @@ static const struct { int isa; uint32_t type; int64_t rows; } repack_rules[] = {
     {PLAN_REPACK_ARM, GGML_TYPE_MXFP4, 4},       {PLAN_REPACK_ARM, GGML_TYPE_Q8_0, 4},
 };
 
+bool plan_repack_type(int isa, uint32_t type) {
+    for (size_t i = 0; i < FC_ARRAY_LEN(repack_rules); i++)
+        if (repack_rules[i].isa == isa && repack_rules[i].type == type) return true;
+    return false;
+}
+
 /* Bytes of t the CPU backend copies into CPU_REPACK: matmul weights only
  * (token_embd is read by row lookups and stays mapped). */
 static uint64_t repack_bytes(const model_tensor *t, const load_mode *lm) {

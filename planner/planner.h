@@ -50,6 +50,9 @@ typedef struct plan_device {
  * interleaved layout (the CPU_REPACK buffer) next to the mapped file; which
  * ones depends on the instruction set (ggml-cpu/repack.cpp). */
 enum plan_repack { PLAN_REPACK_NONE = 0, PLAN_REPACK_X86_AVX2, PLAN_REPACK_X86_AVX512, PLAN_REPACK_ARM };
+/* Whether llama.cpp's CPU backend repacks matmul weights of this tensor type
+ * for this enum plan_repack (the rule planner/memory.c counts bytes with). */
+bool plan_repack_type(int isa, uint32_t type);
 
 typedef struct plan_hw {
     plan_device host;          /* CPU and system RAM */
@@ -246,10 +249,15 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *     t_d = sum over tensor types T of max(bytes_T / (bw_d * bw_eff),      memory
  *                                          elems_T / (dec_rate_T * F_d))   dequant + dot
  *         + kv_bytes(depth) / (bw_d * bw_eff)                              KV cache read
- *         + attn_macs(depth) / (attn_dec * F_d)                            attention
+ *         + attn_macs(depth) / (attn_dec * F_d)                            attention, per query
+ *         + kv_elems(depth) / (attn_kv * F_d)                              or per cached element
  *         + n_layers_d * layer_us + token_us                               launches, barriers
  *     t = sum over devices + hop_us per device boundary crossed
  *   (llama.cpp runs the devices of a split one after another, so times add.)
+ *   Decode attention costs what its kernel repeats: llama.cpp's reads the keys
+ *   once per query head (attn_dec, per MAC); fitcheck's engine converts each
+ *   key and value once per KV head for all the query heads that share it
+ *   (attn_kv, per cached element: docs/engine.md). A set has one or both.
  *
  *   prefill, per ubatch of n tokens at depth D, per device:
  *     t_d = max(bytes / (bw_d * bw_eff), sum_T 2 * elems_T * n / (pp_eff_T * F_d))
@@ -281,7 +289,8 @@ int plan_engine_from_name(const char *name);      /* -1 if unknown */
 /* Scalar parameters per (backend, engine). */
 enum plan_eff_scalar {
     PLAN_EFF_BW = 0,      /* achieved / nominal memory bandwidth */
-    PLAN_EFF_ATTN_DEC,    /* decode attention multiply-adds per second per device FLOP/s */
+    PLAN_EFF_ATTN_DEC,    /* decode attention multiply-adds per second per device FLOP/s (0: no such term) */
+    PLAN_EFF_ATTN_KV,     /* decode attention K/V cache elements per second per device FLOP/s (0: no such term) */
     PLAN_EFF_ATTN_PP,     /* prefill attention achieved FLOP/s / device FLOP/s */
     PLAN_EFF_LAYER_US,    /* fixed decode cost per layer per token, microseconds */
     PLAN_EFF_TOKEN_US,    /* fixed decode cost per token (sampling, graph setup) */
@@ -354,6 +363,11 @@ typedef struct plan_speed_dev {
     double mem_gbs;        /* memory read bandwidth, GB/s (1e9) */
     double gflops;         /* dense throughput F (see above), GFLOP/s */
     double link_gbs;       /* host link per direction, GB/s; 0 = none (CPU, unified memory) */
+    /* A CPU whose weights stay in plain buffers though llama.cpp would repack
+     * them for this enum plan_repack (an rpc-server's CPU device, -nr): the
+     * repackable types' kernels run at PLAN_CPU_PLAIN_SHARE of the fitted rates.
+     * PLAN_REPACK_NONE (0): as fitted. */
+    int plain_isa;
 } plan_speed_dev;
 
 /* What one device computes per token. Bytes and elements are of the weight
@@ -365,8 +379,8 @@ typedef struct plan_speed_load {
     double exp_frac;                    /* n_expert_used / n_expert, 0 when dense */
     uint32_t n_layers;
     /* per cached position, summed over this device's layers */
-    double kv_bytes_full, attn_macs_full;           /* full-attention layers */
-    double kv_bytes_swa, attn_macs_swa;             /* sliding-window layers */
+    double kv_bytes_full, attn_macs_full, kv_elems_full;  /* full-attention layers */
+    double kv_bytes_swa, attn_macs_swa, kv_elems_swa;     /* sliding-window layers */
     uint32_t swa_window;
     /* the output matrix: every decoded token multiplies it, a prompt only once */
     double out_bytes, out_elems;
@@ -523,6 +537,7 @@ typedef struct plan_bench_record {
     int n_gpu_layers;       /* -1 or >= the layer count: all */
     char type_k[16], type_v[16];
     int flash_attn;         /* -1 auto, 0 off, 1 on (older llama-bench: false/true) */
+    int repack;             /* --repack: 1 CPU_REPACK layouts (the default, and when not given), 0 plain buffers */
     plan_bench_test test;   /* n_prompt, n_gen, n_depth: -p, -n, -pg, -d */
     char test_time[32];     /* ISO 8601 UTC */
     double avg_ns, stddev_ns, avg_ts, stddev_ts;

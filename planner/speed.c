@@ -12,6 +12,24 @@
  * GEMMs may reach twice that; tests/planner_speed/test_physics.c bounds both). */
 #define PP_FLOAT_GPU_MAX 1.0
 
+/* A CPU's repacked kernels in plain buffers (plan_speed_dev.plain_isa): an
+ * rpc-server's CPU device allocates its device's default buffer type
+ * (ggml-rpc.cpp), so llama.cpp's CPU_REPACK layouts, which the CPU constants
+ * were fitted with, do not apply there; nor with -nr. The share of the fitted
+ * rate the plain kernels of a repackable type run at is fitted to llama-bench
+ * --repack 0 and --repack 1 together, never to RPC runs: the two generated
+ * models of bench/rpc_vs_llamacpp.sh (llama-3.2-1b shapes 4 layers,
+ * qwen3-30b-a3b shapes 2 layers, Q4_0 with a Q6_K output), pp64 and tg16, 1
+ * thread, 3 interleaved cycles (24 rows) on a 2-core AVX-512 VM with nothing
+ * else running, 2 Dec 2026; `fitcheck calibrate` on them with this share
+ * fixed: 0.45 -> median 3.3% / max 12.1%, 0.50 3.2 / 7.6, 0.55 3.3 / 7.0,
+ * 0.60 3.2 / 10.1, 0.70 6.1 / 15.9, 0.80 10.4 / 46.3. Whole runs: --repack 0
+ * at 0.65-0.72 of --repack 1 (dense), MoE decode 0.79, its Q6_K output not
+ * being repacked on x86 (docs/rpc.md). llama-bench --rpc to an rpc-server on
+ * the same machine over loopback ran at 0.96-1.09 of --repack 0: the buffers
+ * are the difference, not the protocol. */
+#define PLAN_CPU_PLAIN_SHARE 0.55
+
 static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_setup *s, int d) {
     int be = s->dev[d].backend;
     if (be < 0 || be >= PLAN_BACKEND_COUNT) be = PLAN_CPU;
@@ -24,6 +42,11 @@ bool plan_speed_load_busy(const plan_speed_load *l) {
     for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
         if (l->elems[t] > 0) return true;
     return false;
+}
+
+/* The share of its fitted rate a kernel for type t runs at on device d. */
+static double plain_share(const plan_speed_dev *d, uint32_t t) {
+    return d->plain_isa && plan_repack_type(d->plain_isa, t) ? PLAN_CPU_PLAIN_SHARE : 1.0;
 }
 
 /* Cached positions a layer kind attends to at a depth: sliding-window layers
@@ -48,13 +71,16 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
     double gpu_rate = plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, plan_kernel_family(main_t));
     for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
         if (l->elems[ty] <= 0) continue;
-        double c = l->elems[ty] / ((d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) : gpu_rate) * fl);
+        double c = l->elems[ty] /
+                   ((d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * plain_share(d, ty) : gpu_rate) * fl);
         t += fmax(l->bytes[ty] / bw, c);
         bytes += l->bytes[ty];
         t_cmp += c;
     }
     if (l->out_elems > 0) {
-        double c = l->out_elems / ((d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) : gpu_rate) * fl);
+        double c = l->out_elems / ((d->backend == PLAN_CPU
+                                        ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) * plain_share(d, l->out_type)
+                                        : gpu_rate) * fl);
         t += fmax(l->out_bytes / bw, c);
         bytes += l->out_bytes;
         t_cmp += c;
@@ -78,8 +104,11 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         double swa = attended(depth, l->swa_window);
         double kv = l->kv_bytes_full * depth + l->kv_bytes_swa * swa;
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
-        t += t_mat + kv / bw + macs / (f->scalar[PLAN_EFF_ATTN_DEC] * fl) +
-             l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
+        double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;
+        t += t_mat + kv / bw + l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
+        /* per query MAC, per cached element, or both: whichever the set has (planner.h) */
+        if (f->scalar[PLAN_EFF_ATTN_DEC] > 0) t += macs / (f->scalar[PLAN_EFF_ATTN_DEC] * fl);
+        if (f->scalar[PLAN_EFF_ATTN_KV] > 0) t += cached / (f->scalar[PLAN_EFF_ATTN_KV] * fl);
     }
     t += (token_us + s->n_hops * hop_us) * US;
     /* An older build decodes at its era's share of the current build's speed. */
@@ -119,7 +148,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
             bytes += l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
             if (!(l->elems[ty] > 0)) continue;
-            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty);
+            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty) * plain_share(dv, ty);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             bool flt = ty == GGML_TYPE_F32 || ty == GGML_TYPE_F16 || ty == GGML_TYPE_BF16;
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];

@@ -68,14 +68,16 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
         int dev = pl->layer_dev[il];
         plan_speed_load *l = &s->load[dev];
         l->n_layers++;
-        double kv_pos = (double)(model_hparams_kv_k_elems(hp, il) + model_hparams_kv_v_elems(hp, il)) * kv_bpe;
+        double kv_el = (double)(model_hparams_kv_k_elems(hp, il) + model_hparams_kv_v_elems(hp, il)), kv_pos = kv_el * kv_bpe;
         double macs = (double)hp->n_head * (hp->head_dim_k + hp->head_dim_v);
         if (hp->sliding_window && hp->swa_layer[il]) {
             l->kv_bytes_swa += kv_pos;
+            l->kv_elems_swa += kv_el;
             l->attn_macs_swa += macs;
             l->swa_window = hp->sliding_window;
         } else {
             l->kv_bytes_full += kv_pos;
+            l->kv_elems_full += kv_el;
             l->attn_macs_full += macs;
         }
         if (dev != prev) s->n_hops++;
@@ -132,7 +134,8 @@ int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summa
     l->out_elems = embd;
     l->out_type = ms->type;
     l->n_layers = n_layer;
-    l->kv_bytes_full = 2.0 * n_layer * n_head_kv * head_dim * 2; /* K and V, f16 */
+    l->kv_elems_full = 2.0 * n_layer * n_head_kv * head_dim; /* K and V */
+    l->kv_bytes_full = l->kv_elems_full * 2;                   /* f16 */
     l->attn_macs_full = 2.0 * n_layer * n_head * head_dim;
     l->host_resident = s->dev[dev].backend == PLAN_CPU;
     s->pp_dev = -1;

@@ -22,6 +22,7 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
                  : d->backend == PLAN_CPU      ? d->bandwidth_gbs * PLAN_CPU_READ_OF_SPEC
                                                : d->bandwidth_gbs * PLAN_GPU_READ_OF_SPEC;
     if (d->backend == PLAN_CPU) {
+        if (d->rpc) s->plain_isa = d->cpu_repack; /* an rpc-server's buffers are plain (speed.c) */
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
                                        : PLAN_DEFAULT_CPU_GFLOPS * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
     } else {
@@ -39,6 +40,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->engine = PLAN_ENG_LLAMACPP;
     s->n_ubatch = p->n_ubatch;
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
+    if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
         if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))

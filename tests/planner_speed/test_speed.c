@@ -28,7 +28,18 @@ static const char *const eff_csv =
     "cuda,llama.cpp,token_us,,0.000001,test\n"
     "cuda,llama.cpp,ubatch_us,,0.000001,test\n"
     "cuda,llama.cpp,hop_us,,100,test\n"
-    "cuda,llama.cpp,link_eff,,1,test\n";
+    "cuda,llama.cpp,link_eff,,1,test\n"
+    /* fitcheck's engine: decode attention per cached element only (no attn_dec) */
+    "cpu,fitcheck,bw_eff,,1,test\n"
+    "cpu,fitcheck,dec_rate,*,0.5,test\n"
+    "cpu,fitcheck,pp_eff,*,0.5,test\n"
+    "cpu,fitcheck,attn_kv,,0.125,test\n"
+    "cpu,fitcheck,attn_pp,,0.5,test\n"
+    "cpu,fitcheck,layer_us,,0.000001,test\n"
+    "cpu,fitcheck,token_us,,0.000001,test\n"
+    "cpu,fitcheck,ubatch_us,,0.000001,test\n"
+    "cpu,fitcheck,hop_us,,0.000001,test\n"
+    "cpu,fitcheck,link_eff,,1,test\n";
 
 static plan_speed_setup one_cpu(double gbs, double gflops) {
     plan_speed_setup s;
@@ -80,6 +91,45 @@ static void test_depth(const plan_efficiency *e) {
     w.load[0].swa_window = 512;
     w.load[0].n_layers = 1;
     CHECK_NEAR(plan_speed_decode_s(&w, e, 4096), 0.005 * 512 / 1000, 1e-6);
+    /* fitcheck's engine costs attention per cached element, not per query:
+     * 5e4 K/V elements per position x 1000 / (0.125 x 1000 GFLOP/s) = 0.4 ms,
+     * plus the same 1 ms of KV read; the MACs cost it nothing. */
+    s.engine = PLAN_ENG_FITCHECK;
+    s.load[0].kv_elems_full = 5e4;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.0014, 1e-6);
+    /* Twice the KV heads (GQA 4 instead of 8), same query heads: twice the
+     * cache to read and convert for the engine; llama.cpp's queries cost as before. */
+    plan_speed_setup g = s;
+    g.load[0].kv_bytes_full *= 2;
+    g.load[0].kv_elems_full *= 2;
+    CHECK_NEAR(plan_speed_decode_s(&g, e, 1000), 0.0028, 1e-6);
+    g.engine = s.engine = PLAN_ENG_LLAMACPP;
+    CHECK_NEAR(plan_speed_decode_s(&g, e, 1000) - plan_speed_decode_s(&s, e, 1000), 0.001, 1e-6);
+}
+
+static void test_plain_buffers(const plan_efficiency *e) {
+    /* Compute-bound Q4_0 and Q8_0 on an AVX-512 CPU: in plain buffers (an
+     * rpc-server, -nr) llama.cpp's repacked Q4_0 kernel does not run, so Q4_0
+     * decodes and prefills slower; x86 repacks no Q8_0, which stays as fitted. */
+    static const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        uint32_t ty = types[i];
+        plan_speed_setup s = one_cpu(100, 10);
+        s.load[0].bytes[ty] = 1e6;
+        s.load[0].elems[ty] = 1e9;
+        plan_speed_setup p = s;
+        p.dev[0].plain_isa = PLAN_REPACK_X86_AVX512;
+        double tg = plan_speed_decode_s(&p, e, 0) / plan_speed_decode_s(&s, e, 0);
+        double pp = plan_speed_pp_tps(&s, e, 512, 0) / plan_speed_pp_tps(&p, e, 512, 0);
+        if (ty == GGML_TYPE_Q4_0) {
+            CHECK(tg > 1.2 && tg < 2.0);
+            CHECK(pp > 1.2 && pp < 2.0);
+        } else {
+            CHECK_NEAR(tg, 1.0, 1e-12);
+            CHECK_NEAR(pp, 1.0, 1e-12);
+        }
+    }
+    CHECK(plan_repack_type(PLAN_REPACK_ARM, GGML_TYPE_Q8_0) && !plan_repack_type(PLAN_REPACK_X86_AVX2, GGML_TYPE_Q8_0));
 }
 
 static void test_split_adds_up(const plan_efficiency *e) {
@@ -184,6 +234,7 @@ static void test_loads(void) {
     CHECK(s.load[1].n_layers == 2);
     /* KV per position: 2 layers x (2 heads x 16) x 2 (K, V) x 2 bytes = 256 */
     CHECK_NEAR(s.load[1].kv_bytes_full, 256, 1e-9);
+    CHECK_NEAR(s.load[1].kv_elems_full, 128, 1e-9);
     CHECK_NEAR(s.load[1].attn_macs_full, 2 * 4 * 32, 1e-9);
     CHECK(s.n_hops == 4);                             /* to the CPU and back, per MoE layer */
     CHECK(s.pp_dev == 1 && s.load[0].host_resident && !s.load[1].host_resident);
@@ -256,6 +307,7 @@ int main(void) {
     test_bandwidth_bound(&e);
     test_compute_bound(&e);
     test_depth(&e);
+    test_plain_buffers(&e);
     test_split_adds_up(&e);
     test_bus_bound_prefill(&e);
     test_loads();
@@ -263,6 +315,10 @@ int main(void) {
     plan_efficiency b;
     CHECK_MSG(plan_efficiency_builtin(&b, &err) == FC_OK, "%s", err.msg);
     CHECK(b.set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_BW] > 0.5);
+    /* The engine's decode attention is per cached element; llama.cpp's per query. */
+    CHECK(b.set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_ATTN_KV] > 0);
+    CHECK(!(b.set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_ATTN_DEC] > 0));
+    CHECK(b.set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_ATTN_DEC] > 0);
     /* Hostile efficiency rows are refused with the line named. */
     CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,bw_eff,,-1,x\n", "bad.csv", &err) == FC_EINPUT);
     CHECK(strstr(err.msg, "bad.csv:2") != NULL);
