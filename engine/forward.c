@@ -211,7 +211,8 @@ static void attn_worker(void *arg, int ith, int nth) {
     const uint8_t *kc = c->k_cache + (size_t)t->il * c->p.n_ctx * c->k_row;
     const uint8_t *vc = c->v_cache + (size_t)t->il * c->p.n_ctx * c->v_row;
     const eng_kv_ops *ko = &c->k->kv[c->p.type_k], *vo = &c->k->kv[c->p.type_v];
-    size_t k_head = eng_kv_bytes(c->p.type_k, hd), v_head = eng_kv_bytes(c->p.type_v, hv);
+    /* one KV head's positions, one after another (internal.h) */
+    size_t k_head = c->k_head, v_head = c->v_head, k_span = c->p.n_ctx * k_head, v_span = c->p.n_ctx * v_head;
     float *att = c->att + (size_t)ith * c->p.n_ctx;
     const float *sinks = t->L->sinks;
     int64_t lo, hi;
@@ -224,7 +225,7 @@ static void attn_worker(void *arg, int ith, int nth) {
         eng_split(n_kv, ith, nth, &lo, &hi);
         for (int64_t kvh = lo; kvh < hi; kvh++)
             c->k->attn(c->q + (size_t)kvh * group * hd, hd, (int)group, t->pos0, 0, t->L->swa ? window : 0,
-                       kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v, (int)hd,
+                       kc + kvh * k_span, k_head, c->p.type_k, vc + kvh * v_span, v_head, c->p.type_v, (int)hd,
                        (int)hv, c->m->attn_scale, sinks ? sinks + kvh * group : NULL, 1,
                        c->xb2 + (size_t)kvh * group * hv, hv);
         return;
@@ -238,7 +239,7 @@ static void attn_worker(void *arg, int ith, int nth) {
             uint32_t h = (uint32_t)(item / nb), kvh = h / (n_head / n_kv), t0 = (uint32_t)(item % nb) * ENG_ATTN_QB;
             int nq = t->nt - (int)t0 < ENG_ATTN_QB ? t->nt - (int)t0 : ENG_ATTN_QB;
             c->k->attn(c->q + (size_t)t0 * q_dim + (size_t)h * hd, q_dim, nq, t->pos0 + t0, 1, t->L->swa ? window : 0,
-                       kc + kvh * k_head, c->k_row, c->p.type_k, vc + kvh * v_head, c->v_row, c->p.type_v,
+                       kc + kvh * k_span, k_head, c->p.type_k, vc + kvh * v_span, v_head, c->p.type_v,
                        (int)hd, (int)hv, c->m->attn_scale, sinks ? sinks + h : NULL, 0,
                        c->xb2 + (size_t)t0 * out_dim + (size_t)h * hv, out_dim);
         }
@@ -252,7 +253,7 @@ static void attn_worker(void *arg, int ith, int nth) {
         /* a sink is one more score in the softmax, with no value row */
         float mx = sinks ? sinks[h] : -INFINITY;
         for (uint32_t s = first; s <= pos; s++) {
-            att[s] = ko->dot(kc + s * c->k_row + kvh * k_head, q, (int)hd) * c->m->attn_scale;
+            att[s] = ko->dot(kc + kvh * k_span + s * k_head, q, (int)hd) * c->m->attn_scale;
             if (att[s] > mx) mx = att[s];
         }
         float sum = sinks ? expf(sinks[h] - mx) : 0.0f;
@@ -260,7 +261,7 @@ static void attn_worker(void *arg, int ith, int nth) {
         float *out = c->xb2 + (size_t)tok * out_dim + (size_t)h * hv;
         memset(out, 0, hv * sizeof(float));
         for (uint32_t s = first; s <= pos; s++)
-            vo->axpy(out, att[s] / sum, vc + s * c->v_row + kvh * v_head, (int)hv);
+            vo->axpy(out, att[s] / sum, vc + kvh * v_span + s * v_head, (int)hv);
     }
 }
 
@@ -316,9 +317,12 @@ static void attention(eng_ctx *c, uint32_t il, uint32_t pos0, int nt) {
             if (L->k_norm) rmsnorm(k + h * hd, k + h * hd, L->k_norm, (int)hd, eps);
             rope_head(k + h * hd, cs, (int)hp->n_rot, hp->rope_type == MODEL_ROPE_NEOX);
         }
-        size_t slot = (size_t)il * c->p.n_ctx + pos0 + (uint32_t)t;
-        c->k->kv[c->p.type_k].store(k, c->k_cache + slot * c->k_row, (int)kd);
-        c->k->kv[c->p.type_v].store(v, c->v_cache + slot * c->v_row, (int)vd);
+        uint8_t *kl = c->k_cache + (size_t)il * c->p.n_ctx * c->k_row, *vl = c->v_cache + (size_t)il * c->p.n_ctx * c->v_row;
+        for (uint32_t h = 0; h < n_kv; h++) {
+            size_t slot = (size_t)h * c->p.n_ctx + pos0 + (uint32_t)t;
+            c->k->kv[c->p.type_k].store(k + h * hd, kl + slot * c->k_head, (int)hd);
+            c->k->kv[c->p.type_v].store(v + h * hp->head_dim_v, vl + slot * c->v_head, (int)hp->head_dim_v);
+        }
     }
 
     attn_task at = {c, L, il, pos0, nt};

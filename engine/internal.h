@@ -99,10 +99,15 @@ struct eng_ctx {
     const eng_kernels *k;
     eng_pool *pool;
     uint32_t pos;
-    /* KV cache: layer il, position t is the row at k_cache + (il * n_ctx + t) * k_row
-     * bytes (v likewise), kv_dim values in the cache type (eng_params type_k, type_v) */
+    /* KV cache, head-major within a layer: the key of KV head h at position t
+     * of layer il is at k_cache + il * n_ctx * k_row + (h * n_ctx + t) * k_head
+     * bytes, head_dim_k values in the cache type (eng_params type_k); v likewise.
+     * A head's keys are contiguous, so decoding at depth streams them; a
+     * position-major row would put each head's 128 bytes a row apart, which
+     * the hardware prefetchers do not follow across pages. */
     uint8_t *k_cache, *v_cache;
-    size_t k_row, v_row;
+    size_t k_row, v_row;           /* one position of all heads: a layer is n_ctx of them */
+    size_t k_head, v_head;         /* one position of one head */
     uint32_t kv_dim;               /* widest layer's n_head_kv * head_dim */
     /* activations for up to n_ubatch tokens, row-major [token][dim] */
     float *x, *xb, *xb2, *q, *kk, *vv, *hb, *hb2, *tmp;

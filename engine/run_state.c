@@ -110,6 +110,8 @@ int eng_ctx_new(eng_ctx **out, eng_model *m, const eng_params *pin, fc_err *err)
     c->kv_dim = kv_dim(m);
     c->k_row = eng_kv_bytes(p.type_k, c->kv_dim);
     c->v_row = eng_kv_bytes(p.type_v, c->kv_dim);
+    c->k_head = eng_kv_bytes(p.type_k, m->hp.head_dim_k);
+    c->v_head = eng_kv_bytes(p.type_v, m->hp.head_dim_v);
     uint64_t kv_rows = (uint64_t)m->hp.n_layer * p.n_ctx;
     buf_plan b = plan_bufs(m);
     size_t ub = p.n_ubatch;
