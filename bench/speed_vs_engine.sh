@@ -14,7 +14,7 @@
 # minutes), with the median |error| of each (issue 18's target: <= 5%).
 #
 # usage: bench/speed_vs_engine.sh          (environment overrides below)
-#   LIKE=tinyllama-1.1b  TYPES="Q4_0 Q8_0 Q4_K_M"  THREADS="1 2"  DEPTHS="0 256 1024"
+#   LIKE=tinyllama-1.1b  TYPES="Q4_0 Q8_0 Q4_K_M"  THREADS="1 2"  DEPTHS="0 1024 4096"
 #   PP=64  TG=16  REPS=2  FITCHECK=build/fitcheck  DIR=~/.cache/fitcheck/bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ fitcheck="${FITCHECK:-build/fitcheck}"
 like="${LIKE:-tinyllama-1.1b}"
 types="${TYPES:-Q4_0 Q8_0 Q4_K_M}"
 threads="${THREADS:-1 2}"
-depths="${DEPTHS:-0 256 1024}"
+depths="${DEPTHS:-0 1024 4096}"
 pp="${PP:-64}" tg="${TG:-16}" reps="${REPS:-2}"
 dir="${DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fitcheck/bench}"
 lock=/tmp/fitcheck-bench.lock
