@@ -324,7 +324,8 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
 
 /* Types the CPU backend repacks per instruction set, and the row multiple
  * it needs (ggml_repack_get_optimal_repack_type). */
-static const struct { int isa; uint32_t type; int64_t rows; } repack_rules[] = {
+typedef struct repack_rule { int isa; uint32_t type; int64_t rows; } repack_rule;
+static const repack_rule repack_rules[] = {
     {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_0, 8},   {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_K, 8},
     {PLAN_REPACK_X86_AVX2, GGML_TYPE_IQ4_NL, 8}, {PLAN_REPACK_X86_AVX2, GGML_TYPE_MXFP4, 8},
     {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_0, 8}, {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_K, 8},
@@ -335,20 +336,20 @@ static const struct { int isa; uint32_t type; int64_t rows; } repack_rules[] = {
     {PLAN_REPACK_ARM, GGML_TYPE_MXFP4, 4},       {PLAN_REPACK_ARM, GGML_TYPE_Q8_0, 4},
 };
 
-bool plan_repack_type(int isa, uint32_t type) {
+static const repack_rule *repack_rule_of(int isa, uint32_t type) {
     for (size_t i = 0; i < FC_ARRAY_LEN(repack_rules); i++)
-        if (repack_rules[i].isa == isa && repack_rules[i].type == type) return true;
-    return false;
+        if (repack_rules[i].isa == isa && repack_rules[i].type == type) return &repack_rules[i];
+    return NULL;
 }
+
+bool plan_repack_type(int isa, uint32_t type) { return repack_rule_of(isa, type) != NULL; }
 
 /* Bytes of t the CPU backend copies into CPU_REPACK: matmul weights only
  * (token_embd is read by row lookups and stays mapped). */
 static uint64_t repack_bytes(const model_tensor *t, const load_mode *lm) {
     if (!lm->repack || t->role == ROLE_TOKEN_EMBD || t->n_dims < 2 || t->role == ROLE_FFN_GATE_INP) return 0;
-    for (size_t i = 0; i < FC_ARRAY_LEN(repack_rules); i++)
-        if (repack_rules[i].isa == lm->isa && repack_rules[i].type == t->type && t->ne[1] % repack_rules[i].rows == 0)
-            return t->bytes;
-    return 0;
+    const repack_rule *r = repack_rule_of(lm->isa, t->type);
+    return r && t->ne[1] % r->rows == 0 ? t->bytes : 0;
 }
 
 /* Routed-expert tensors (weights and gpt-oss's biases): what --cpu-moe keeps on the CPU. */
