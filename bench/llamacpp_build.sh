@@ -31,14 +31,8 @@ if ! have; then
     fi
     ln -sfn "$PWD/$src" src # the headers, for bench/llama_greedy.c (moe_vs_llamacpp.sh)
     isa=(-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
-    for f in avx512f avx512_vnni avx512_vbmi avx512_bf16; do
-        grep -qw "$f" /proc/cpuinfo || continue
-        case $f in
-            avx512f) isa+=(-DGGML_AVX512=ON) ;;
-            avx512_vnni) isa+=(-DGGML_AVX512_VNNI=ON) ;;
-            avx512_vbmi) isa+=(-DGGML_AVX512_VBMI=ON) ;;
-            avx512_bf16) isa+=(-DGGML_AVX512_BF16=ON) ;;
-        esac
+    for flag in avx512f:AVX512 avx512_vnni:AVX512_VNNI avx512_vbmi:AVX512_VBMI avx512_bf16:AVX512_BF16; do
+        if grep -qw "${flag%%:*}" /proc/cpuinfo; then isa+=(-DGGML_${flag#*:}=ON); fi
     done
     cmake -S "$src" -B build "${isa[@]}" -DGGML_RPC=ON -DLLAMA_CURL=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
     nice -n 10 cmake --build build --target "${targets[@]}" -j"$(nproc)" >/dev/null

@@ -72,9 +72,9 @@ PY
 # and host count, stay out of sample: only the single-host runs are fitted.
 export XDG_CACHE_HOME=$work/xdg
 mkdir -p "$XDG_CACHE_HOME"
-alone() { # model: llama-bench on the main host alone, no --rpc, into bench0-MODEL.json
-    flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$1.gguf" \
-        -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/bench0-$1.json" 2>/dev/null
+alone() { # MODEL [OUT [ARGS]]: llama-bench on the main host alone, no --rpc, into OUT-MODEL.json (bench0)
+    flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$1.gguf" "${@:3}" \
+        -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/${2:-bench0}-$1.json" 2>/dev/null
 }
 # With --repack 0 runs beside the default ones: an rpc-server's CPU computes
 # from plain buffers (planner/speed.c), and the pairs tell the calibration
@@ -83,8 +83,7 @@ alone() { # model: llama-bench on the main host alone, no --rpc, into bench0-MOD
 if [ "${CALIBRATE:-1}" = 1 ]; then
     for m in dense moe; do
         alone "$m"
-        flock /tmp/fitcheck-bench.lock "$LLAMA_BIN/llama-bench" -m "$work/$m.gguf" --repack 0 \
-            -p "$PP" -n "$TG" -r 2 -t $THREADS -o json >"$work/plain0-$m.json" 2>/dev/null
+        alone "$m" plain0 --repack 0
     done
     "$FC" calibrate "$work"/bench0-{dense,moe}.json "$work"/plain0-{dense,moe}.json --hw "$work/machine-1t.json" | tail -3
 fi

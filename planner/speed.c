@@ -69,22 +69,21 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
     for (uint32_t ty = 1; ty < GGML_TYPE_COUNT; ty++)
         if (l->elems[ty] > l->elems[main_t]) main_t = ty;
     double gpu_rate = plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, plan_kernel_family(main_t));
+#define RATE(ty) (d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * plain_share(d, ty) : gpu_rate)
     for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
         if (l->elems[ty] <= 0) continue;
-        double c = l->elems[ty] /
-                   ((d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * plain_share(d, ty) : gpu_rate) * fl);
+        double c = l->elems[ty] / (RATE(ty) * fl);
         t += fmax(l->bytes[ty] / bw, c);
         bytes += l->bytes[ty];
         t_cmp += c;
     }
     if (l->out_elems > 0) {
-        double c = l->out_elems / ((d->backend == PLAN_CPU
-                                        ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, l->out_type) * plain_share(d, l->out_type)
-                                        : gpu_rate) * fl);
+        double c = l->out_elems / (RATE(l->out_type) * fl);
         t += fmax(l->out_bytes / bw, c);
         bytes += l->out_bytes;
         t_cmp += c;
     }
+#undef RATE
     return d->backend == PLAN_CPU ? t : fmax(bytes / bw, t_cmp);
 }
 
