@@ -24,11 +24,15 @@ if ! have; then
     cd "$cache"
     ls llama_cpp_python-*.tar.gz >/dev/null 2>&1 ||
         pip download --no-deps --no-binary :all: llama-cpp-python -d . >/dev/null
-    src=$(ls -d llama_cpp_python-*/vendor/llama.cpp 2>/dev/null | sed -n 1p)
-    if [ -z "$src" ]; then
-        tar xzf "$(ls llama_cpp_python-*.tar.gz | sed -n 1p)"
-        src=$(ls -d llama_cpp_python-*/vendor/llama.cpp | sed -n 1p)
+    # Globs, not `ls | sed`: before the first extraction ls fails, and under
+    # pipefail that failure ended the script silently.
+    srcs=(llama_cpp_python-*/vendor/llama.cpp)
+    if [ ! -d "${srcs[0]}" ]; then
+        tars=(llama_cpp_python-*.tar.gz)
+        tar xzf "${tars[0]}"
+        srcs=(llama_cpp_python-*/vendor/llama.cpp)
     fi
+    src=${srcs[0]}
     ln -sfn "$PWD/$src" src # the headers, for bench/llama_greedy.c (moe_vs_llamacpp.sh)
     isa=(-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
     for flag in avx512f:AVX512 avx512_vnni:AVX512_VNNI avx512_vbmi:AVX512_VBMI avx512_bf16:AVX512_BF16; do
