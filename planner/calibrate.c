@@ -33,6 +33,13 @@
  * it is a minority, a per-type GPU prefill rate became a free knob (Vulkan q5_K
  * 0.005, q2_K 4.6 of the FP16 peak on 632 rows). */
 #define FIT_TYPE_MIN_ROWS 4
+/* A CPU's per-type rates come from this machine's own runs, a few rows per
+ * type: one row in which the type is the main one suffices, but a type that is
+ * only ever a minority (Q4_K_M's q6_K output, 6% of TinyLlama's weights) is
+ * not measured by them: fitted from such rows, q6_K's decode rate fell from
+ * 0.27 to 0.074 and mispredicted Llama-3.2-1B's Q6_K-heavy files by 20%
+ * (docs/engine.md), so such a type keeps its constant. */
+#define FIT_CPU_TYPE_MIN_ROWS 1
 /* A GPU's quantized GEMM runs on int8 tensor cores at most twice its FP16 rate
  * (every catalog GPU; tests/planner_speed/test_physics.c bounds it so). */
 #define PP_EFF_GPU_MAX 2.0
@@ -158,9 +165,11 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                     if (gpu_dec && t != main_t) continue;
                     uint32_t slot = gpu_dec ? plan_kernel_family(t) : t;
                     int n_rows = gpu_dec ? fam_rows[be][su->engine][slot] : rows[be][su->engine][t];
-                    /* a CPU's per-type rates are read off this machine's own runs, a few rows per type */
-                    bool own = be == PLAN_CPU || n_rows >= FIT_TYPE_MIN_ROWS;
+                    bool own = n_rows >= (be == PLAN_CPU ? FIT_CPU_TYPE_MIN_ROWS : FIT_TYPE_MIN_ROWS);
                     double max = k == PLAN_EFF_PP && be != PLAN_CPU ? PP_EFF_GPU_MAX : INFINITY;
+                    /* A CPU type never measured as the main one keeps its constant; a GPU's
+                     * falls to the set's shared default, fitted with the others. */
+                    if (!own && be == PLAN_CPU) continue;
                     if (!own) {
                         add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, max);
                         continue;

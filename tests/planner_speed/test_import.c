@@ -176,9 +176,49 @@ static void test_calibrate_synthetic(void) {
     plan_meas_set_free(&s);
 }
 
+/* A CPU type that is never a file's main type (q6_K here: Q4_K_M's ffn_down
+ * and attn_v, Q4_0's output) is not measured by these runs: calibration keeps
+ * its constant, however the runs would pull it, while the main types move. */
+static void test_calibrate_minority_type(void) {
+    fc_err err = {0};
+    plan_meas_set s = {0};
+    CHECK(import_file(&s, "llama-bench-cpu.json", &err) == FC_OK);
+    /* These records name no file, so their loads are one type each: give the
+     * Q4_K_M runs a real file's mix, a quarter of the weights in q6_K. */
+    int mixed = 0;
+    for (int i = 0; i < s.n; i++) {
+        plan_speed_load *l = &s.m[i].setup.load[0];
+        double el = 0.25 * l->elems[GGML_TYPE_Q4_K];
+        if (!(el > 0)) continue;
+        l->bytes[GGML_TYPE_Q4_K] *= 0.75;
+        l->elems[GGML_TYPE_Q4_K] -= el;
+        l->elems[GGML_TYPE_Q6_K] += el;
+        l->bytes[GGML_TYPE_Q6_K] += el * 6.5625 / 8;
+        mixed++;
+    }
+    CHECK(mixed == 2);
+    plan_efficiency truth, e, shipped;
+    CHECK(plan_efficiency_builtin(&truth, &err) == FC_OK);
+    CHECK(plan_efficiency_builtin(&shipped, &err) == FC_OK);
+    plan_eff_set *t = &truth.set[PLAN_CPU][PLAN_ENG_LLAMACPP];
+    t->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_Q6_K] *= 0.3;
+    t->typed[PLAN_EFF_PP][GGML_TYPE_Q6_K] *= 0.3;
+    t->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_Q4_0] *= 0.6;
+    for (int i = 0; i < s.n; i++) s.m[i].tps = plan_meas_predict(&s.m[i], &truth);
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    CHECK(plan_calibrate(&e, &s, NULL, NULL, &err) == FC_OK);
+    const plan_eff_set *f = &e.set[PLAN_CPU][PLAN_ENG_LLAMACPP], *b = &shipped.set[PLAN_CPU][PLAN_ENG_LLAMACPP];
+    for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++)
+        CHECK_MSG(f->typed[k][GGML_TYPE_Q6_K] == b->typed[k][GGML_TYPE_Q6_K], "%s of q6_K moved: %g -> %g",
+                  plan_eff_typed_name(k), b->typed[k][GGML_TYPE_Q6_K], f->typed[k][GGML_TYPE_Q6_K]);
+    CHECK(f->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_Q4_0] != b->typed[PLAN_EFF_DEC_RATE][GGML_TYPE_Q4_0]);
+    plan_meas_set_free(&s);
+}
+
 int main(void) {
     test_hostile();
     test_fixtures();
     test_calibrate_synthetic();
+    test_calibrate_minority_type();
     return check_done("speed_import");
 }
