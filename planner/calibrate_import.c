@@ -158,6 +158,12 @@ int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_
              r->n_threads, r->repack ? "" : " nr");
     int ngl = be == PLAN_CPU ? 0 : r->n_gpu_layers;
     int rc = record_setup(m, p, be, ngl, where, err);
+    /* A run --bench record carries the read bandwidth measured beside its test
+     * (at its thread count): fitted against that, bw_eff is what the kernels
+     * get of the memory of that minute — the basis of the same-minute
+     * prediction — not of a profile probed in another minute (this VM's DRAM
+     * swings between 32 and 55 GB/s). */
+    if (!rc && r->read_gbs_now > 0) m->setup.dev[0].mem_gbs = r->read_gbs_now;
     /* --repack 0: llama.cpp's CPU weights in plain buffers (planner/speed.c) */
     if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain_isa = plan_repack_of_isa(p->isa);
     plan_model_summary ms = {.n_params = (double)r->model_n_params, .size_bytes = (double)r->model_size,
