@@ -176,9 +176,10 @@ static void test_calibrate_synthetic(void) {
     plan_meas_set_free(&s);
 }
 
-/* A CPU type that is never a file's main type (q6_K here: Q4_K_M's ffn_down
- * and attn_v, Q4_0's output) is not measured by these runs: calibration keeps
- * its constant, however the runs would pull it, while the main types move. */
+/* A CPU type that is never a file's main type (q6_K here: a quarter of the
+ * Q4_K_M runs' weights, as in a real Q4_K_M file) is not measured by these
+ * runs: calibration keeps its constant, however the runs would pull it, while
+ * the main types move. */
 static void test_calibrate_minority_type(void) {
     fc_err err = {0};
     plan_meas_set s = {0};
@@ -215,10 +216,29 @@ static void test_calibrate_minority_type(void) {
     plan_meas_set_free(&s);
 }
 
+/* A run --bench record's bandwidth measured beside the test is the basis it
+ * is fitted on; a record without one falls back to the profile's. */
+static void test_same_minute_basis(void) {
+    fc_err err = {0};
+    plan_meas_set s = {0};
+    probe_profile p = this_machine();
+    const char *text = "[" OBJ ",{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,"
+                       "\"model_n_params\":6738415616,\"n_threads\":2,\"n_prompt\":0,\"n_gen\":128,"
+                       "\"avg_ts\":10.5,\"read_gbs_now\":31.5}]";
+    CHECK_MSG(plan_meas_import(&s, text, strlen(text), "now.json", &p, &err) == FC_OK, "%s", err.msg);
+    CHECK(s.n == 2);
+    if (s.n == 2) {
+        CHECK(s.m[0].setup.dev[0].mem_gbs == p.read_gbs);
+        CHECK(s.m[1].setup.dev[0].mem_gbs == 31.5);
+    }
+    plan_meas_set_free(&s);
+}
+
 int main(void) {
     test_hostile();
     test_fixtures();
     test_calibrate_synthetic();
     test_calibrate_minority_type();
+    test_same_minute_basis();
     return check_done("speed_import");
 }
