@@ -155,11 +155,11 @@ for L in "${LINKS[@]}"; do
     cp "$work/machine-1t.json" "$prof"
     cp "$work/machine-1t.json" "$base"
     if [ "$rtt" != 0 ]; then
-        # The relay's own path (two more socket hops and wakeups, 100-130 us on
+        # The relay's own path (two more socket hops and wakeups, 80-170 us on
         # this VM) is part of every round trip through it: the probe's reading
         # through a relay that adds nothing is the base the shaped delay adds to.
         relay_up 0
-        flock /tmp/fitcheck-bench.lock "$FC" probe --peer 10.77.1.2:50153 -o "$base" >/dev/null
+        flock /tmp/fitcheck-bench.lock "$FC" probe --peer 10.77.1.2:$((50152 + 1)) -o "$base" >/dev/null
         relay_up "$(python3 -c "print($rtt/2)")"
         off=1
     fi
