@@ -152,6 +152,8 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     if (!num_in(f[C_TPS], 1e-6, CORPUS_MAX_TPS, &tps)) return fc_err_set(err, FC_EINPUT, "%s: bad t/s '%s'", where, f[C_TPS]);
     if (f[C_UB][0] && !num_in(f[C_UB], 1, CORPUS_MAX_UBATCH, &ub))
         return fc_err_set(err, FC_EINPUT, "%s: bad ubatch '%s'", where, f[C_UB]);
+    if (f[C_FA][0] && strcmp(f[C_FA], "0") && strcmp(f[C_FA], "1"))
+        return fc_err_set(err, FC_EINPUT, "%s: bad fa '%s' (0, 1 or empty)", where, f[C_FA]);
     plan_speed_dev dev;
     int cores;
     int rc = corpus_device(f[C_DEVICE], &dev, &cores, err);
@@ -180,8 +182,11 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     snprintf(m->device, sizeof m->device, "%s", f[C_DEVICE]);
     snprintf(m->source, sizeof m->source, "%s", f[C_SOURCE]);
     /* The build era from the date ("2024-05", "2023-11..2025": its start). */
-    m->setup.old_build = isdigit((unsigned char)f[C_DATE][0]) && strncmp(f[C_DATE], PLAN_CURRENT_ERA, strlen(PLAN_CURRENT_ERA)) < 0;
+    bool dated = isdigit((unsigned char)f[C_DATE][0]);
+    m->setup.old_build = dated && strncmp(f[C_DATE], PLAN_CURRENT_ERA, strlen(PLAN_CURRENT_ERA)) < 0;
     plan_speed_setup *su = &m->setup;
+    /* -fa as given, else its default in the row's build */
+    su->no_fa = f[C_FA][0] ? !strcmp(f[C_FA], "0") : dated && strncmp(f[C_DATE], PLAN_FA_AUTO_ERA, strlen(PLAN_FA_AUTO_ERA)) < 0;
     su->n_dev = 1;
     su->engine = PLAN_ENG_LLAMACPP;
     su->n_ubatch = (uint32_t)ub;

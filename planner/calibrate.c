@@ -27,6 +27,9 @@
 #define FIT_ROBUST_SCALE 0.15
 #define FIT_MAX_PARAMS 256
 #define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
+/* Attention without flash attention is never faster than with it: the plain
+ * path writes and re-reads the score matrix the fused kernel keeps on chip. */
+#define NOFA_MAX 1.0
 #define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
 /* Rows in which a tensor type must be the main one (most weight elements), per
  * backend, before it gets its own rate: fitted to a few rows, or to rows where
@@ -146,9 +149,10 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             plan_eff_set *f = &e->set[be][su->engine];
             for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++) {
                 bool era = k == PLAN_EFF_ERA_DEC || k == PLAN_EFF_ERA_PP;
-                if (era && !su->old_build) continue;
-                add_param(p, &np, &f->scalar[k], NULL, era ? FIT_ANCHOR_WEIGHT : FIT_PRIOR_WEIGHT,
-                          k == PLAN_EFF_BW ? BW_EFF_MAX : INFINITY);
+                bool nofa = k == PLAN_EFF_NOFA_DEC;
+                if ((era && !su->old_build) || (nofa && !su->no_fa)) continue;
+                add_param(p, &np, &f->scalar[k], NULL, era || nofa ? FIT_ANCHOR_WEIGHT : FIT_PRIOR_WEIGHT,
+                          k == PLAN_EFF_BW ? BW_EFF_MAX : nofa ? NOFA_MAX : INFINITY);
             }
             const plan_speed_load *l = &su->load[d];
             uint32_t main_t = 0;

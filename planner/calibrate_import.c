@@ -166,6 +166,8 @@ int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_
     if (!rc && r->read_gbs_now > 0) m->setup.dev[0].mem_gbs = r->read_gbs_now;
     /* --repack 0: llama.cpp's CPU weights in plain buffers (planner/speed.c) */
     if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain_isa = plan_repack_of_isa(p->isa);
+    /* -fa 0 (an older llama-bench's false); fitcheck's engine has one attention kernel */
+    m->setup.no_fa = engine == PLAN_ENG_LLAMACPP && r->flash_attn == 0;
     plan_model_summary ms = {.n_params = (double)r->model_n_params, .size_bytes = (double)r->model_size,
                              .type = (uint32_t)type};
     if (!rc) rc = record_loads(m, r->model_filename, &ms, ngl, where, err);
@@ -265,6 +267,7 @@ static int import_published(plan_meas_set *s, const char *text, const char *name
         su->engine = PLAN_ENG_LLAMACPP;
         su->n_ubatch = PLAN_DEFAULT_UBATCH;
         su->old_build = true; /* the table's results are all from 2024 builds (its header) */
+        su->no_fa = true;     /* whose llama-bench ran without flash attention unless told (PLAN_FA_AUTO_ERA) */
         plan_device pd = {.backend = be, .bandwidth_gbs = mem, .fp16_tflops = tfl}; /* the table's datasheet figures */
         plan_speed_dev_from_device(&su->dev[0], &pd);
         snprintf(su->dev[0].name, sizeof su->dev[0].name, "%s", f[DEVICE]);

@@ -299,6 +299,7 @@ enum plan_eff_scalar {
     PLAN_EFF_LINK,        /* achieved / nominal host-link bandwidth for weight uploads */
     PLAN_EFF_ERA_DEC,     /* decode t/s of a build before PLAN_CURRENT_ERA / the current build's (1 = same) */
     PLAN_EFF_ERA_PP,      /* that build's quantized prefill GEMM rate / the current one's (float GEMMs: cuBLAS, unchanged) */
+    PLAN_EFF_NOFA_DEC,    /* decode attention rate with flash attention off / with it on (1 = same) */
     PLAN_EFF_SCALAR_COUNT
 };
 /* Per tensor type parameters per (backend, engine). */
@@ -396,6 +397,7 @@ typedef struct plan_speed_setup {
     int engine;          /* enum plan_engine */
     int pp_dev;          /* GPU that runs host-resident layers for big batches, -1 = none */
     bool old_build;      /* a llama.cpp build before PLAN_CURRENT_ERA: the PLAN_EFF_ERA_* factors apply */
+    bool no_fa;          /* flash attention off (-fa 0): PLAN_EFF_NOFA_DEC applies */
     uint32_t n_ubatch;
 } plan_speed_setup;
 
@@ -589,6 +591,10 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
 /* Rows dated before this month are old builds: the CUDA MMQ rewrite (PRs
  * #8416, #8495, July 2024) and what followed changed prefill speed a lot. */
 #define PLAN_CURRENT_ERA "2024-07"
+/* From this month llama-bench's -fa defaults to auto (on wherever the backend
+ * has the kernel; LocalAI's PR #6168 of 2025-08-31 follows the change): a row
+ * that does not give -fa and is dated earlier ran without flash attention. */
+#define PLAN_FA_AUTO_ERA "2025-09"
 /* Reads the corpus (its text NUL-terminated); plan_meas_import does too when
  * it sees the header. */
 int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);

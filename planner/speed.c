@@ -105,9 +105,12 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
         double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;
         t += t_mat + kv / bw + l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
-        /* per query MAC, per cached element, or both: whichever the set has (planner.h) */
-        if (f->scalar[PLAN_EFF_ATTN_DEC] > 0) t += macs / (f->scalar[PLAN_EFF_ATTN_DEC] * fl);
-        if (f->scalar[PLAN_EFF_ATTN_KV] > 0) t += cached / (f->scalar[PLAN_EFF_ATTN_KV] * fl);
+        /* per query MAC, per cached element, or both: whichever the set has (planner.h). Without flash
+         * attention the scores go through memory between three kernels (KQ, softmax, KQV): the set's
+         * share of the fused rate (Metal 0.36 on the corpus's -fa 0 rows, docs/speed-model.md). */
+        double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_DEC] : 1.0;
+        if (f->scalar[PLAN_EFF_ATTN_DEC] > 0) t += macs / (f->scalar[PLAN_EFF_ATTN_DEC] * nofa * fl);
+        if (f->scalar[PLAN_EFF_ATTN_KV] > 0) t += cached / (f->scalar[PLAN_EFF_ATTN_KV] * nofa * fl);
     }
     t += (token_us + s->n_hops * hop_us) * US;
     /* An older build decodes at its era's share of the current build's speed. */

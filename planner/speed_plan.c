@@ -39,6 +39,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->n_dev = hw->n_gpu + 1;
     s->engine = PLAN_ENG_LLAMACPP;
     s->n_ubatch = p->n_ubatch;
+    s->no_fa = !p->flash_attn;
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
     for (int g = 0; g < hw->n_gpu; g++) {

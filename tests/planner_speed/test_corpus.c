@@ -74,6 +74,7 @@ static void test_hostile(void) {
     expect_error(HDR "rtx-4090,cuda,no-such-model,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "bad.csv:2");
     expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q9_9,pp512,512,0,0,1,,,,,,,,s,u\n", "bad.csv:2");
     expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,0,,,,,,s,u\n", "bad ubatch");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,2,,,,,,,s,u\n", "bad fa '2'");
     expect_error(HDR "rtx-4090,cuda,llama-2-7b\n", "expected 18 fields");
     expect_error(HDR "rtx-4090,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "backend 'cpu' on GPU device");
     expect_error(HDR "cpu-threadripper-pro-5995wx,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "on CPU device");
@@ -81,8 +82,30 @@ static void test_hostile(void) {
     expect_error(HDR "amd-epyc-9005,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "core count");
 }
 
+/* -fa as the row gives it, else its build's default (PLAN_FA_AUTO_ERA); without flash attention decode at depth
+ * is slower on Metal, where the corpus's -fa 0 rows put the plain path's rate at a third of the fused kernel's. */
+static void test_flash_attn(void) {
+    const char *text = HDR "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,0,,,,,,2025-10,s,u\n"
+                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,1,,,,,,2025-10,s,u\n"
+                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2025-03,s,u\n"
+                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2026-01,s,u\n";
+    plan_meas_set s = {0};
+    fc_err err = {0};
+    plan_efficiency e;
+    CHECK_MSG(plan_corpus_import(&s, text, "fa.csv", &err) == FC_OK, "%s", err.msg);
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    CHECK(s.n == 4);
+    if (s.n == 4) {
+        CHECK(s.m[0].setup.no_fa && !s.m[1].setup.no_fa && s.m[2].setup.no_fa && !s.m[3].setup.no_fa);
+        double off = plan_meas_predict(&s.m[0], &e), on = plan_meas_predict(&s.m[1], &e);
+        CHECK_MSG(off < 0.95 * on, "tg128@d8192 without flash attention %.1f, with %.1f t/s", off, on);
+    }
+    plan_meas_set_free(&s);
+}
+
 int main(void) {
     test_test_names();
+    test_flash_attn();
     test_families();
     test_hostile();
     fc_err err = {0};

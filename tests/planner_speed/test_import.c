@@ -116,6 +116,7 @@ static void test_fixtures(void) {
     for (int i = 0; i < a.n && i < b.n; i++) {
         CHECK(a.m[i].tps == b.m[i].tps && a.m[i].n_gen == b.m[i].n_gen && a.m[i].n_prompt == b.m[i].n_prompt);
         CHECK(a.m[i].backend == PLAN_CPU && a.m[i].engine == PLAN_ENG_LLAMACPP && a.m[i].n_threads == 2);
+        CHECK(a.m[i].setup.no_fa && b.m[i].setup.no_fa); /* "flash_attn": false, an older llama-bench's -fa 0 */
     }
     CHECK(a.m[4].setup.load[0].elems[GGML_TYPE_Q4_K] > 0); /* "Q4_K - Medium" */
     /* The built-in CPU constants come from these very runs: the summary-shaped

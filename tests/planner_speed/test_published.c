@@ -39,6 +39,7 @@ static void test_published_split(void) {
     CHECK(s && plan_speed_from_plan(s, &d, &hw, &mem, &p, &err) == FC_OK);
     if (s) {
         s->old_build = true; /* measured in May 2024: predicted at that build era's speed (the era factors) */
+        s->no_fa = true;     /* and with its llama-bench's default, no flash attention (PLAN_FA_AUTO_ERA) */
         double tg = plan_speed_tg_tps(s, &e, 512, 0), pp = plan_speed_pp_tps(s, &e, 512, 0);
         printf("2x rtx-3090 llama 70B Q4_K_M: tg512 %.2f vs %.2f (%.3f), pp512 %.1f vs %.1f (%.3f)\n", tg, SPLIT_TG512,
                tg / SPLIT_TG512, pp, SPLIT_PP512, pp / SPLIT_PP512);
