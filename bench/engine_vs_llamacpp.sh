@@ -11,7 +11,7 @@
 #   LLAMA_BENCH=/path/to/llama-bench   use this llama-bench (else found in PATH, or
 #                                       bench/llamacpp_build.sh's, built once: slow)
 #   QUANTS="Q4_0 Q8_0"                  limit the types (default: every type the engine runs)
-#   ISAS="avx512 avx2 scalar"            fitcheck's instruction sets, side by side
+#   ISAS="avx512bf16 avx512 avx2 scalar" fitcheck's instruction sets, side by side
 #                                       (FITCHECK_ISA; default: the best, avx2 and scalar;
 #                                       scalar runs decode only, once: it is ~10x slower)
 #   LLAMA_ARGS="..."                    extra llama-bench arguments (default none:
@@ -46,8 +46,9 @@ lb=$(find_llama_bench)
 ts() { python3 -c 'import json,sys; r = json.loads(sys.stdin.readline()); print("%.2f %d %.2f" % (r["avg_ts"], r.get("model_size") or 0, r.get("read_gbs_now") or 0))'; }
 load() { cut -d" " -f1 /proc/loadavg; }
 
-# the engine's AVX-512 path needs VNNI (engine/quant.c eng_isa_best)
+# the engine's AVX-512 path needs VNNI, its avx512bf16 path AVX512_BF16 too (engine/quant.c eng_isa_best)
 best=$(grep -qw avx512_vnni /proc/cpuinfo && echo avx512 || echo avx2)
+[ "$best" = avx512 ] && grep -qw avx512_bf16 /proc/cpuinfo && best="avx512bf16 avx512"
 isas=${ISAS:-$([ "$best" = avx2 ] && echo "avx2 scalar" || echo "$best avx2 scalar")}
 printf "%-7s %-6s %-7s %10s %10s %8s %10s %9s %6s %8s %6s\n" type test isa fitcheck llama.cpp ratio reference vs_ref load "GB/s now" "%bw"
 for q in ${QUANTS:-F16 BF16 Q8_0 Q6_K Q5_K_M Q4_K_M Q4_0 IQ4_NL IQ4_XS}; do

@@ -55,7 +55,7 @@ static void usage(FILE *fp) {
             "  -c, --ctx-size N   KV cache positions (default: what the run needs)\n"
             "  -ctk, --cache-type-k T  K cache type: f16 (default) or q8_0\n"
             "  -ctv, --cache-type-v T  V cache type: f16 (default) or q8_0\n"
-            "      --isa NAME     scalar, avx2 or avx512 (default: $FITCHECK_ISA, else the best this CPU has)\n"
+            "      --isa NAME     scalar, avx2, avx512 or avx512bf16 (default: $FITCHECK_ISA, else the best this CPU has)\n"
             "      --force        run even if the predicted memory exceeds available RAM\n"
             "  -m, --model FILE   the model (as llama.cpp spells it; or the first argument)\n"
             "  -h, --help         this help\n"
@@ -373,7 +373,7 @@ int cli_run(int argc, char **argv) {
         case OPT_ISA:
             /* whether this CPU runs it is the engine's check (eng_isa_pick) */
             if ((o.isa = eng_isa_from_name(optarg)) < 0)
-                return cli_usage_error("run", "--isa must be scalar, avx2 or avx512, not '%s'", optarg);
+                return cli_usage_error("run", "--isa must be scalar, avx2, avx512 or avx512bf16, not '%s'", optarg);
             break;
         case 'd':
             if (!cli_parse_i64(optarg, 0, RUN_MAX_CTX, &v))

@@ -27,7 +27,8 @@
 
 /* ---- instruction sets ---------------------------------------------------- */
 
-enum eng_isa { ENG_ISA_SCALAR = 0, ENG_ISA_AVX2, ENG_ISA_AVX512, ENG_ISA_COUNT, ENG_ISA_BEST = -1 };
+/* Each level includes the one before; avx512bf16 is avx512 plus a native BF16 dot product (vdpbf16ps) for BF16 decode. */
+enum eng_isa { ENG_ISA_SCALAR = 0, ENG_ISA_AVX2, ENG_ISA_AVX512, ENG_ISA_AVX512BF16, ENG_ISA_COUNT, ENG_ISA_BEST = -1 };
 
 /* Best instruction set this CPU supports (checked with __builtin_cpu_supports). */
 int eng_isa_best(void);
@@ -35,7 +36,7 @@ const char *eng_isa_name(int isa);
 /* -1 if unknown. */
 int eng_isa_from_name(const char *name);
 /* The instruction set a run uses: `asked`, or for ENG_ISA_BEST the one named
- * by $FITCHECK_ISA ("scalar", "avx2", "avx512") when it is set, else the
+ * by $FITCHECK_ISA ("scalar", "avx2", "avx512", "avx512bf16") when it is set, else the
  * best this CPU has, so the AVX2 and scalar paths can be tested and timed
  * on an AVX-512 machine without changing the command. FC_EINPUT when the
  * choice is unknown or this CPU cannot run it. */

@@ -555,6 +555,52 @@ DEFINE_FGEMV(f32, 4)
 DEFINE_FGEMV(f16, 2)
 DEFINE_FGEMV(bf16, 2)
 
+#if defined(ENG_SIMD_AVX512)
+/* BF16 decode with AVX512_BF16 (Zen 4, Sapphire Rapids): vdpbf16ps multiplies
+ * 32 pairs of bf16 and adds them into 16 float lanes, one instruction per 64
+ * bytes of weights, where widening takes a zero-extend, a shift and an FMA
+ * per 32 bytes (fvw_bf16): on Zen 4 that widening path decoded at 65% of the
+ * read bandwidth, compute-bound (docs/engine.md). The activations are rounded
+ * to bf16 once per 32 for all GEMV_ROWS rows, as llama.cpp's BF16 dot does
+ * (its vec_dot_type for BF16 is BF16); the sums stay in fp32. */
+#define BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+BF16_TARGET static inline __m512 dp_bf16(__m512 acc, __m512bh a, const uint16_t *w) {
+    return _mm512_dpbf16_ps(acc, a, (__m512bh)_mm512_loadu_si512(w));
+}
+BF16_TARGET static void gemv_rows_bf16_dp(int64_t n, const uint8_t *w, size_t rs, const float *a, float *out, int nr) {
+    __m512 acc[GEMV_ROWS][2];
+    for (int j = 0; j < nr; j++) acc[j][0] = acc[j][1] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512bh a0 = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(a + i));
+        __m512bh a1 = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(a + i + 48), _mm512_loadu_ps(a + i + 32));
+        for (int j = 0; j < nr; j++) {
+            const uint16_t *row = (const uint16_t *)(w + (size_t)j * rs) + i;
+            /* a step reads two cache lines of each row: ask for both */
+            _mm_prefetch((const char *)row + GEMV_PREFETCH_BYTES, _MM_HINT_T0);
+            _mm_prefetch((const char *)row + GEMV_PREFETCH_BYTES + 64, _MM_HINT_T0);
+            acc[j][0] = dp_bf16(acc[j][0], a0, row);
+            acc[j][1] = dp_bf16(acc[j][1], a1, row + 32);
+        }
+    }
+    for (int j = 0; j < nr; j++) {
+        const uint16_t *row = (const uint16_t *)(w + (size_t)j * rs);
+        float s = _mm512_reduce_add_ps(_mm512_add_ps(acc[j][0], acc[j][1]));
+        /* the tail rounds the activations to bf16 too, so a row's sum does not depend on where it was cut */
+        for (int64_t e = i; e < n; e++) s += eng_bf16_to_float(row[e]) * eng_bf16_to_float(eng_float_to_bf16(a[e]));
+        out[j] = s;
+    }
+}
+BF16_TARGET static void gemv_bf16_dp(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as,
+                                     int nt, float *out, size_t os) {
+    (void)as, (void)nt, (void)os; /* one activation row */
+    int64_t r = 0;
+    for (; r + GEMV_ROWS <= nrows; r += GEMV_ROWS)
+        gemv_rows_bf16_dp(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, GEMV_ROWS);
+    for (; r < nrows; r++) gemv_rows_bf16_dp(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, 1);
+}
+#endif
+
 /* ---- prefill attention ---------------------------------------------------------------
  * A block of queries of one head meets the keys ATT_KB at a time. The key block
  * (f16 or q8_0 cache rows) is converted to f32 and transposed once (lanes = keys) and serves every
@@ -740,6 +786,9 @@ static void quantize_act(const float *x, eng_q8a *y, int64_t n) {
 void FILL_FN(eng_kernels *k) {
     ENG_FLOAT_TYPES(SET_GEMM)
     ENG_FLOAT_TYPES(SET_GEMV)
+#if defined(ENG_SIMD_AVX512)
+    if (k->isa >= ENG_ISA_AVX512BF16) k->type[GGML_TYPE_BF16].gemv = gemv_bf16_dp;
+#endif
     ENG_QUANT_TYPES(SET_GEMM)
     ENG_PACKED_TYPES(SET_GEMM_PACKED)
     k->attn = attn;

@@ -291,14 +291,14 @@ int eng_isa_best(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
-        return ENG_ISA_AVX512;
+        return __builtin_cpu_supports("avx512bf16") ? ENG_ISA_AVX512BF16 : ENG_ISA_AVX512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c())
         return ENG_ISA_AVX2;
 #endif
     return ENG_ISA_SCALAR;
 }
 
-static const char *const isa_names[ENG_ISA_COUNT] = {"scalar", "avx2", "avx512"};
+static const char *const isa_names[ENG_ISA_COUNT] = {"scalar", "avx2", "avx512", "avx512bf16"};
 
 const char *eng_isa_name(int isa) { return isa >= 0 && isa < ENG_ISA_COUNT ? isa_names[isa] : "?"; }
 
@@ -313,11 +313,11 @@ int eng_isa_pick(int asked, int *isa, fc_err *err) {
     if (asked == ENG_ISA_BEST && env && *env) {
         from = ENG_ISA_ENV;
         if ((asked = eng_isa_from_name(env)) < 0)
-            return fc_err_set(err, FC_EINPUT, "%s=%s: not an instruction set (scalar, avx2, avx512)", ENG_ISA_ENV, env);
+            return fc_err_set(err, FC_EINPUT, "%s=%s: not an instruction set (scalar, avx2, avx512, avx512bf16)", ENG_ISA_ENV, env);
     }
     if (asked == ENG_ISA_BEST) asked = eng_isa_best();
     if (asked < 0 || asked >= ENG_ISA_COUNT)
-        return fc_err_set(err, FC_EINPUT, "instruction set %d unknown (scalar, avx2, avx512)", asked);
+        return fc_err_set(err, FC_EINPUT, "instruction set %d unknown (scalar, avx2, avx512, avx512bf16)", asked);
     if (asked > eng_isa_best())
         return fc_err_set(err, FC_EINPUT, "%s %s: this CPU does not support it (best: %s)", from, eng_isa_name(asked),
                           eng_isa_name(eng_isa_best()));
@@ -340,7 +340,7 @@ const eng_kernels *eng_kernels_get(int isa) {
         *k = kernels[ENG_ISA_SCALAR];
         k->isa = isa;
 #if defined(__x86_64__)
-        if (isa == ENG_ISA_AVX512) {
+        if (isa >= ENG_ISA_AVX512) {
             eng_kernels_fill_avx512(k);
             eng_gemm_fill_avx512(k);
         } else {

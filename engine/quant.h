@@ -142,6 +142,14 @@ static inline float eng_bf16_to_float(uint16_t h) {
     return f;
 }
 
+/* Round to nearest even, as vcvtne2ps2bf16 does; a NaN stays a NaN. */
+static inline uint16_t eng_float_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+}
+
 /* ---- the kernel table ----------------------------------------------------- */
 
 /* out[r * out_stride] = dot(weight row w, activation row r) for r < nr.
