@@ -51,9 +51,15 @@ best=$(grep -qw avx512_vnni /proc/cpuinfo && echo avx512 || echo avx2)
 [ "$best" = avx512 ] && grep -qw avx512_bf16 /proc/cpuinfo && best="avx512bf16 avx512"
 isas=${ISAS:-$([ "$best" = avx2 ] && echo "avx2 scalar" || echo "$best avx2 scalar")}
 printf "%-7s %-6s %-7s %10s %10s %8s %10s %9s %6s %8s %6s\n" type test isa fitcheck llama.cpp ratio reference vs_ref load "GB/s now" "%bw"
-for q in ${QUANTS:-F16 BF16 Q8_0 Q6_K Q5_K_M Q4_K_M Q4_0 IQ4_NL IQ4_XS}; do
+quants=${QUANTS:-F16 BF16 Q8_0 Q6_K Q5_K_M Q4_K_M Q4_0 IQ4_NL IQ4_XS}
+# every file written and on disk before the first test (speed_vs_engine.sh says why)
+for q in $quants; do
     f=$models/tinyllama-$q.gguf
     [ -f "$f" ] || "$fitcheck" gen --like tinyllama-1.1b --quant "$q" -o "$f" >&2
+done
+sync
+for q in $quants; do
+    f=$models/tinyllama-$q.gguf
     for test in tg64 "pp${pp_len[$q]:-128}"; do
         n=${test#??}
         if [ "${test:0:2}" = tg ]; then fa=(-p 0 -n "$n"); la=(-p 0 -n "$n"); ref=${ref_tg[$q]:-0}

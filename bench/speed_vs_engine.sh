@@ -33,9 +33,17 @@ if "$fitcheck" run --help 2>&1 | grep -q "not implemented"; then
 fi
 results="$dir/speed_vs_engine.jsonl"
 : >"$results"
+# Every model is written, and synced to disk, before the first test: the test
+# right after `gen` wrote a 1 GB file decoded 20-30% slow (Llama-3.2-1B shapes,
+# 2 Dec 2026: tg16 at depth 0 28.1 and 24.4 t/s, below the same files at depth
+# 1024); with the files made and synced first, 39.3 and 33.9, as a lone run.
 for q in $types; do
     model="$dir/$like-$q.gguf"
     [ -f "$model" ] || "$fitcheck" gen --like "$like" --quant "$q" -o "$model" >/dev/null
+done
+sync
+for q in $types; do
+    model="$dir/$like-$q.gguf"
     for t in $threads; do
         for d in $depths; do
             # One benchmark at a time on the machine: the lock is shared with the other benches.
