@@ -586,7 +586,7 @@ BF16_TARGET static void gemv_rows_bf16_dp(int64_t n, const uint8_t *w, size_t rs
     for (int j = 0; j < nr; j++) {
         const uint16_t *row = (const uint16_t *)(w + (size_t)j * rs);
         float s = _mm512_reduce_add_ps(_mm512_add_ps(acc[j][0], acc[j][1]));
-        /* the tail rounds the activations to bf16 too, so a row's sum does not depend on where it was cut */
+        /* the tail rounds its activations to bf16 too: every element of a row is multiplied alike */
         for (int64_t e = i; e < n; e++) s += eng_bf16_to_float(row[e]) * eng_bf16_to_float(eng_float_to_bf16(a[e]));
         out[j] = s;
     }

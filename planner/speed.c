@@ -107,7 +107,7 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         t += t_mat + kv / bw + l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
         /* per query MAC, per cached element, or both: whichever the set has (planner.h). Without flash
          * attention the scores go through memory between three kernels (KQ, softmax, KQV): the set's
-         * share of the fused rate (Metal 0.36 on the corpus's -fa 0 rows, docs/speed-model.md). */
+         * share of the fused rate, fitted per backend to the corpus's -fa 0 rows (docs/speed-model.md). */
         double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_DEC] : 1.0;
         if (f->scalar[PLAN_EFF_ATTN_DEC] > 0) t += macs / (f->scalar[PLAN_EFF_ATTN_DEC] * nofa * fl);
         if (f->scalar[PLAN_EFF_ATTN_KV] > 0) t += cached / (f->scalar[PLAN_EFF_ATTN_KV] * nofa * fl);
