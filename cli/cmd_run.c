@@ -235,6 +235,20 @@ static void predict_records(const eng_model *m, plan_bench_record *recs, uint32_
 #define RUN_BW_AGREE 0.10
 #define RUN_BW_RETRIES 2
 
+/* One run of a test between its two probes: its same-minute bandwidth, and
+ * how far the probes differ (INFINITY: not probed). */
+static int bench_probed(eng_ctx *c, const eng_bench_opts *one, probe_bw *bw, eng_bench_test *t, uint32_t *got,
+                        double *spread, fc_err *err) {
+    double before = bw ? probe_bw_read(bw) : 0;
+    int rc = eng_bench_run(c, one, t, got, err);
+    if (rc || !*got) return rc;
+    double after = bw ? probe_bw_read(bw) : 0;
+    bool probed = before > 0 && after > 0;
+    t->read_gbs_now = probed ? 0.5 * (before + after) : 0;
+    *spread = probed ? 2 * fabs(after - before) / (before + after) : INFINITY;
+    return FC_OK;
+}
+
 /* Each test on its own, between its probes; bw NULL: no probes. */
 static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, probe_bw *bw, eng_bench_test *tests, uint32_t *n,
                        fc_err *err) {
@@ -248,9 +262,9 @@ static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, probe_bw *bw, eng_b
         uint32_t kept = 0;
         for (int attempt = 0; attempt <= (bw ? RUN_BW_RETRIES : 0) && best_spread > RUN_BW_AGREE; attempt++) {
             eng_bench_test t;
-            double before = bw ? probe_bw_read(bw) : 0;
             uint32_t got = 0;
-            int rc = eng_bench_run(c, &one, &t, &got, err);
+            double spread = INFINITY;
+            int rc = bench_probed(c, &one, bw, &t, &got, &spread, err);
             /* Ctrl-C: the tests finished so far are kept (printed, saved) */
             if (rc && fc_interrupted) {
                 fc_err_clear(err);
@@ -259,15 +273,11 @@ static int bench_tests(eng_ctx *c, const eng_bench_opts *bo, probe_bw *bw, eng_b
             }
             if (rc) return rc;
             if (!got) break;
-            double after = bw ? probe_bw_read(bw) : 0;
-            bool probed = before > 0 && after > 0;
-            double spread = probed ? 2 * fabs(after - before) / (before + after) : INFINITY;
             if (kept && !(spread < best_spread)) continue;
-            t.read_gbs_now = probed ? 0.5 * (before + after) : 0;
             tests[*n] = t;
             kept = got;
             best_spread = spread;
-            if (!probed) break; /* no bandwidth to agree on */
+            if (spread == INFINITY) break; /* no bandwidth to agree on */
         }
         *n += kept;
     }

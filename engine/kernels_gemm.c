@@ -521,6 +521,17 @@ ALWAYS_INLINE fvec fvw_bf16(const void *w, int64_t i) {
 #define fvw_bf16 load8_bf16
 #endif
 
+/* The table's gemv entry: GEMV_ROWS rows at a time through ROWS_FN, then the rest one by one. */
+#define DEFINE_GEMV_OVER_ROWS(NAME, ROWS_FN, ATTR)                                                                     \
+    ATTR static void NAME(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt,      \
+                          float *out, size_t os) {                                                                     \
+        (void)as, (void)nt, (void)os; /* one activation row */                                                        \
+        int64_t r = 0;                                                                                                 \
+        for (; r + GEMV_ROWS <= nrows; r += GEMV_ROWS)                                                                 \
+            ROWS_FN(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, GEMV_ROWS);                              \
+        for (; r < nrows; r++) ROWS_FN(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, 1);                   \
+    }
+
 #define DEFINE_FGEMV(T, ESZ)                                                                                           \
     ALWAYS_INLINE void fgemv_rows_##T(int64_t n, const uint8_t *w, size_t rs, const float *a, float *out,          \
                                       const int nr) {                                                                  \
@@ -542,14 +553,7 @@ ALWAYS_INLINE fvec fvw_bf16(const void *w, int64_t i) {
             out[j] = s;                                                                                                \
         }                                                                                                              \
     }                                                                                                                  \
-    static void gemv_##T(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as, int nt,       \
-                         float *out, size_t os) {                                                                      \
-        (void)as, (void)nt, (void)os; /* one activation row */                                                        \
-        int64_t r = 0;                                                                                                 \
-        for (; r + GEMV_ROWS <= nrows; r += GEMV_ROWS)                                                                 \
-            fgemv_rows_##T(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, GEMV_ROWS);                       \
-        for (; r < nrows; r++) fgemv_rows_##T(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, 1);            \
-    }
+    DEFINE_GEMV_OVER_ROWS(gemv_##T, fgemv_rows_##T, )
 
 DEFINE_FGEMV(f32, 4)
 DEFINE_FGEMV(f16, 2)
@@ -591,14 +595,7 @@ BF16_TARGET static void gemv_rows_bf16_dp(int64_t n, const uint8_t *w, size_t rs
         out[j] = s;
     }
 }
-BF16_TARGET static void gemv_bf16_dp(int64_t n, const void *w, size_t rs, int64_t nrows, const void *act, size_t as,
-                                     int nt, float *out, size_t os) {
-    (void)as, (void)nt, (void)os; /* one activation row */
-    int64_t r = 0;
-    for (; r + GEMV_ROWS <= nrows; r += GEMV_ROWS)
-        gemv_rows_bf16_dp(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, GEMV_ROWS);
-    for (; r < nrows; r++) gemv_rows_bf16_dp(n, (const uint8_t *)w + (size_t)r * rs, rs, act, out + r, 1);
-}
+DEFINE_GEMV_OVER_ROWS(gemv_bf16_dp, gemv_rows_bf16_dp, BF16_TARGET)
 #endif
 
 /* ---- prefill attention ---------------------------------------------------------------
