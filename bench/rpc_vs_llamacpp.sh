@@ -42,10 +42,28 @@ THREADS=1   # one thread each: two spinning threads collapse on a shared, loaded
 LINKS=("10gbit 0" "1gbit 0.3" "100mbit 2")   # fastest first: rpc-server -c fills its cache there
 [ -n "${RPC_LINKS:-}" ] && IFS=, read -r -a LINKS <<<"$RPC_LINKS"  # e.g. RPC_LINKS="1gbit 0.3"
 
+# This VM's idle vCPUs halt at once (haltpoll's guest_halt_poll_ns 0) and
+# each wakeup then waits on the hypervisor: 30-50 us per hop, part of every
+# round trip and more of it the longer a process waited (0.3 ms shaped read
+# 338-372 us, 2 ms read 2096-2107 over a 9 us veth). For the run the idle
+# loop polls 2 ms before it halts, as a host with deep C-states off would;
+# restored on exit.
+HALTPOLL=/sys/module/haltpoll/parameters
+haltpoll_was=()
+if [ -w $HALTPOLL/guest_halt_poll_ns ]; then
+    haltpoll_was=("$(cat $HALTPOLL/guest_halt_poll_ns)" "$(cat $HALTPOLL/guest_halt_poll_allow_shrink)")
+    echo N >$HALTPOLL/guest_halt_poll_allow_shrink
+    echo 2000000 >$HALTPOLL/guest_halt_poll_ns
+fi
+
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     for n in a b; do ip netns del fcr-$n 2>/dev/null || true; ip link del fcr-h$n 2>/dev/null || true; done
+    if [ ${#haltpoll_was[@]} = 2 ]; then
+        echo "${haltpoll_was[0]}" >$HALTPOLL/guest_halt_poll_ns
+        echo "${haltpoll_was[1]}" >$HALTPOLL/guest_halt_poll_allow_shrink
+    fi
 }
 trap cleanup EXIT
 
@@ -126,8 +144,11 @@ relay_up() { # one-way ms: relays on port +1 in each namespace, or none
     local i=0
     for n in a b; do
         i=$((i + 1))
+        # the link probe's relay spins (delay_relay.c: no wakeups of its own
+        # in the round trip); the rpc-servers' sleep, two spinning would take both cores
         for port in 50052 50152; do
-            ip netns exec fcr-$n "${FIFO[@]}" "$RELAY" 10.77.$i.2:$((port + 1)) 10.77.$i.2:$port "$1" \
+            spin=(); [ $port = 50152 ] && spin=(--spin)
+            ip netns exec fcr-$n "${FIFO[@]}" "$RELAY" 10.77.$i.2:$((port + 1)) 10.77.$i.2:$port "$1" "${spin[@]}" \
                 >>"$work/relay-$n.log" 2>&1 &
             relays+=($!)
             pids+=($!)
@@ -154,10 +175,10 @@ for L in "${LINKS[@]}"; do
     base=$work/link-$rate-relay0.json
     cp "$work/machine-1t.json" "$prof"
     cp "$work/machine-1t.json" "$base"
+    # The shaped round trip is the bare veth's (read in the same minute, no
+    # relay) plus the delay the relay adds; the relay at 0 ms shows its own cost.
+    flock /tmp/fitcheck-bench.lock "$FC" probe --peer 10.77.1.2:50152 -o "$base" >/dev/null
     if [ "$rtt" != 0 ]; then
-        # The relay's own path (two more socket hops and wakeups, 80-170 us on
-        # this VM) is part of every round trip through it: the probe's reading
-        # through a relay that adds nothing is the base the shaped delay adds to.
         relay_up 0
         flock /tmp/fitcheck-bench.lock "$FC" probe --peer 10.77.1.2:$((50152 + 1)) -o "$base" >/dev/null
         relay_up "$(python3 -c "print($rtt/2)")"
@@ -174,10 +195,11 @@ good = rate / 8 * 1448 / 1514 / 1e9
 rtt = float(sys.argv[3])
 line = (f"probe\t{sys.argv[2]}+{rtt}ms\tup {l['up_gbs']/good:.3f} down {l['down_gbs']/good:.3f} of {good*8e3:.0f} Mbit/s goodput;"
         f" rtt {l['rtt_median_us']:.0f} us median ({l['rtt_p99_us']:.0f} p99) vs {rtt*1000:.0f} us added")
-b = json.load(open(sys.argv[4])).get("net_links")
-if rtt and b:
-    added = l["rtt_median_us"] - b[-1]["rtt_median_us"]
-    line += f"; over the relay at 0 ms ({b[-1]['rtt_median_us']:.0f} us): +{added:.0f} us, {added / (rtt * 1000):.3f} of the shaped delay"
+b = {x["peer"].rsplit(":", 1)[1]: x["rtt_median_us"] for x in json.load(open(sys.argv[4]))["net_links"]}
+shaped = b["50152"] + rtt * 1000
+line += f"; shaped {shaped:.0f} us (veth {b['50152']:.0f} + {rtt * 1000:.0f}): {l['rtt_median_us'] / shaped:.3f}"
+if "50153" in b:
+    line += f"; the relay at 0 ms reads {b['50153']:.0f} us"
 print(line)
 PY
     tail -1 "$results"
@@ -264,6 +286,12 @@ for (m, l, t), (meas, pred, n) in sorted(med.items()):
     k = int(re.sub("[a-z]", "", t)) if t.startswith("pp") else 1
     dm, dp = k / meas - k / b[0], k / pred - k / b[1]
     print(f"network {m:6s} {l:14s} {t:5s} adds {dm*1e3:8.2f} ms measured, {dp*1e3:8.2f} predicted")
+probes = defaultdict(list)
+for r in rows:
+    if r[0] == "probe":
+        probes[r[1]].append(float(re.search(r"\): ([0-9.]+)", r[2]).group(1)))
+for l, v in sorted(probes.items()):
+    print(f"probe {l:14s} round trip / shaped (veth + delay): {statistics.median(v):.3f} ({len(v)})")
 for kind in ("pp", "tg"):
     errs = [abs(p / m - 1) for (_, _, t), (m, p, _) in med.items() if t.startswith(kind)]
     if errs:
