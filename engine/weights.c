@@ -290,10 +290,8 @@ static void describe(eng_model *m) {
     uint32_t best = 0;
     for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
         if (by_type[t] > by_type[best]) best = t;
-    double p = (double)m->n_params;
     char sz[32], up[16];
-    if (p >= 1e9) snprintf(sz, sizeof sz, "%.1fB", p / 1e9);
-    else snprintf(sz, sizeof sz, "%.0fM", p / 1e6);
+    model_params_label(m->n_params, sz, sizeof sz);
     const ggml_type_info *ti = ggml_type_get(best);
     snprintf(up, sizeof up, "%s", ti ? ti->name : "?");
     for (char *c = up; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);

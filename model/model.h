@@ -338,6 +338,9 @@ int model_tensor_role(const char *name, int32_t *layer);
 const char *model_role_name(int role);
 
 int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err);
+/* A parameter count as llama-bench's model_type names the size: "135M",
+ * "1.1B", "8B" (one decimal below 10B, trailing ".0" dropped). */
+void model_params_label(uint64_t n_params, char *buf, size_t cap);
 void model_desc_free(model_desc *d);
 
 /* What a GGUF holds, summed (model/summary.c): the figures `fitcheck

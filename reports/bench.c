@@ -9,7 +9,7 @@
 /* Columns in llama-bench's order. Keyed columns are its CSV/JSON fields;
  * titled columns are its Markdown table. */
 enum {
-    B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD,
+    B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD, B_NGL_MD,
     B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
     B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR, B_BW_NOW, B_PRED_NOW, B_ERR_NOW,
     B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
@@ -27,6 +27,7 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_SIZE] = {"model_size", "size", REP_RIGHT, false},
     [B_PARAMS] = {"model_n_params", "params", REP_RIGHT, false},
     [B_BACKEND_MD] = {NULL, "backend", REP_LEFT, false},
+    [B_NGL_MD] = {NULL, NULL, REP_RIGHT, false}, /* "ngl" where a row is a GPU backend's: llama-bench's place for it */
     [B_BATCH] = {"n_batch", NULL, REP_RIGHT, false},
     [B_UBATCH] = {"n_ubatch", NULL, REP_RIGHT, false},
     [B_THREADS] = {"n_threads", "threads", REP_RIGHT, false},
@@ -64,17 +65,25 @@ static void params_text(rep_table *t, uint64_t n) {
 
 rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
     /* The prediction columns appear for people only when there is one; the
-     * cache types, as in llama-bench's table, only when one is not f16. */
+     * cache types, as in llama-bench's table, only when one is not f16; and
+     * as llama-bench does, a GPU backend's rows show ngl, a CPU's threads
+     * (llama-bench's print_header: a backend naming neither CPU nor BLAS is a
+     * GPU one), so that a prediction lines up with a real run's table. */
     rep_col cols[B_COUNT];
     memcpy(cols, bench_cols, sizeof cols);
-    bool any_pred = false, any_now = false, any_kv = false;
+    bool any_pred = false, any_now = false, any_kv = false, any_cpu = false, any_gpu = false;
     for (int i = 0; i < n; i++) {
+        bool cpu = !rows[i].backends[0] || strstr(rows[i].backends, "CPU") || strstr(rows[i].backends, "BLAS");
+        any_cpu |= cpu;
+        any_gpu |= !cpu;
         any_pred |= rows[i].predicted_ts > 0;
         any_now |= rows[i].read_gbs_now > 0;
         any_kv |= (rows[i].type_k[0] && strcmp(rows[i].type_k, "f16")) || (rows[i].type_v[0] && strcmp(rows[i].type_v, "f16"));
     }
     if (!any_pred) cols[B_PRED].title = cols[B_ERR].title = NULL;
     if (!any_now) cols[B_BW_NOW].title = cols[B_PRED_NOW].title = cols[B_ERR_NOW].title = NULL;
+    if (any_gpu) cols[B_NGL_MD].title = "ngl";
+    if (!any_cpu) cols[B_THREADS].title = NULL;
     if (any_kv) {
         cols[B_TYPE_K].title = "type_k";
         cols[B_TYPE_V].title = "type_v";
@@ -101,6 +110,7 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
             rep_cell_text(t, B_BACKEND_MD, "%s (%s)", r->backends, r->isa);
         else
             rep_cell_str(t, B_BACKEND_MD, r->backends);
+        rep_cell_i64(t, B_NGL_MD, r->n_gpu_layers);
         rep_cell_i64(t, B_BATCH, r->n_batch);
         rep_cell_i64(t, B_UBATCH, r->n_ubatch);
         rep_cell_i64(t, B_THREADS, r->n_threads);

@@ -77,13 +77,20 @@ int main(int argc, char **argv) {
 
         char *md = render(rows, n, REP_FMT_MD);
         CHECK_MSG(strstr(md, "| model ") == md && strstr(md, " size |") && strstr(md, " params |") &&
-                      strstr(md, "| backend |") && strstr(md, " threads |") && strstr(md, " test |") &&
-                      strstr(md, " t/s |"),
+                      strstr(md, "| backend | ngl |") && strstr(md, " test |") && strstr(md, " t/s |"),
                   "llama-bench columns missing:\n%s", md);
+        /* llama-bench's rule: a GPU backend's table shows ngl, a CPU's threads */
+        CHECK_MSG(!strstr(md, " threads |") && strstr(md, "| CUDA    |  -1 |"), "CUDA rows as llama-bench:\n%s", md);
         CHECK_MSG(strstr(md, "4.36 GiB |") && strstr(md, "7.62 B |") && strstr(md, "7100.00 \u00b1 140.34 |"),
                   "llama-bench values:\n%s", md);
         CHECK_MSG(!strstr(md, "predicted"), "prediction column without predictions:\n%s", md);
         free(md);
+        snprintf(rows[1].backends, sizeof rows[1].backends, "CPU");
+        md = render(rows, n, REP_FMT_MD);
+        CHECK_MSG(strstr(md, "| backend | ngl | threads |") && strstr(md, "| CPU     |   0 |       8 |"),
+                  "a CPU row beside a CUDA one:\n%s", md);
+        free(md);
+        snprintf(rows[1].backends, sizeof rows[1].backends, "CUDA");
         if (argc > 1) write_outputs(argv[1], rows, n);
 
         /* Round trip through our own jsonl, with a prediction added. */
