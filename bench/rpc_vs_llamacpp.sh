@@ -5,9 +5,10 @@
 # kernel has no netem: bench/delay_relay.c adds the round trip), llama-bench
 # --rpc on two models made with `fitcheck gen` (dense: llama-3.2-1b's shapes,
 # 4 layers; MoE: qwen3-30b-a3b's, 2 layers), for three link settings. Per link:
-#   - fitcheck probe --peer across the same link (through a relay like the
-#     rpc-servers'), compared with the shaping: goodput against the
-#     1448/1514 of the tbf rate TCP can carry, round trip against the delay;
+#   - fitcheck probe --peer across the same link (through a relay adding
+#     the same delay, one that spins), compared with the shaping: goodput
+#     against the 1448/1514 of the tbf rate TCP can carry, round trip against
+#     the bare veth's plus the delay;
 #   - per model: llama-bench -ngl 99 -ts 1/1 -p PP -n TG -r 2 vs `fitcheck
 #     plan --hw 'm=P;a=P;b=P' --link P --tensor-split 1,1 --pp PP --tg TG`, P the profile
 #     holding the measured link;
