@@ -46,7 +46,7 @@ LINKS=("10gbit 0" "1gbit 0.3" "100mbit 2")   # fastest first: rpc-server -c fill
 # This VM's idle vCPUs halt at once (haltpoll's guest_halt_poll_ns 0) and
 # each wakeup then waits on the hypervisor: 30-50 us per hop, part of every
 # round trip and more of it the longer a process waited (0.3 ms shaped read
-# 338-372 us, 2 ms read 2096-2107 over a 9 us veth). For the run the idle
+# 338-372 us, 2 ms read 2107-2123 over a 9 us veth). For the run the idle
 # loop polls 2 ms before it halts, as a host with deep C-states off would;
 # restored on exit.
 HALTPOLL=/sys/module/haltpoll/parameters
