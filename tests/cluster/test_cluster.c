@@ -197,6 +197,33 @@ static void test_steps(const model_desc *m) {
     free(e);
 }
 
+/* The output alone on another host than the last layer (the bench's MoE at
+ * -ts 1,1: both layers on one rpc-server, the output on the other): the last
+ * layer keeps only the rows that return logits, so a prefill ubatch sends
+ * n_tok rows to the first host and one row on, not n_tok again. */
+static void test_output_alone(const model_desc *m) {
+    plan_cluster *c = calloc(1, sizeof *c);
+    plan_memory *mem = calloc(1, sizeof *mem);
+    c->dev_host[0] = 1;
+    c->dev_host[1] = 2;
+    c->link.gbs = 0.012;
+    c->link.rtt_us = 2000;
+    mem->n_gpu = 2;
+    mem->gpu[0].layer_first = 0;
+    mem->gpu[0].n_layers = m->hp.n_layer;
+    mem->gpu[1].has_output = true;
+    const uint32_t n_tok = 64, cells = 256;
+    plan_net_time t = plan_cluster_net(c, m, mem, n_tok, cells, 1, false);
+    double row = 4.0 * m->hp.n_embd, in = row * n_tok + 4.0 * n_tok + 4.0 * cells * n_tok;
+    double logits = 4.0 * m->hp.n_vocab;
+    CHECK(t.n_trips == 2);
+    /* run on host 1: inputs out, one row back; host 2: one row out, the logits back */
+    CHECK_NEAR(t.bytes, in + row + row + logits, 1e-6);
+    CHECK_NEAR(t.bytes_s, t.bytes / 0.012e9, 1e-12);
+    free(mem);
+    free(c);
+}
+
 int main(void) {
     test_parse();
     test_links();
@@ -209,6 +236,7 @@ int main(void) {
         return 1;
     }
     test_plan(&m);
+    test_output_alone(&m);
     test_make(&m);
     test_steps(&m);
     model_desc_free(&m);
