@@ -200,7 +200,8 @@ b = {x["peer"].rsplit(":", 1)[1]: x["rtt_median_us"] for x in json.load(open(sys
 shaped = b["50152"] + rtt * 1000
 line += f"; shaped {shaped:.0f} us (veth {b['50152']:.0f} + {rtt * 1000:.0f}): {l['rtt_median_us'] / shaped:.3f}"
 if "50153" in b:
-    line += f"; the relay at 0 ms reads {b['50153']:.0f} us"
+    # the spinning relay's own two socket hops, the same at every delay: part of the link as built
+    line += f"; the relay at 0 ms reads {b['50153']:.0f} us, + {rtt * 1000:.0f}: {l['rtt_median_us'] / (b['50153'] + rtt * 1000):.3f}"
 print(line)
 PY
     tail -1 "$results"
@@ -287,12 +288,18 @@ for (m, l, t), (meas, pred, n) in sorted(med.items()):
     k = int(re.sub("[a-z]", "", t)) if t.startswith("pp") else 1
     dm, dp = k / meas - k / b[0], k / pred - k / b[1]
     print(f"network {m:6s} {l:14s} {t:5s} adds {dm*1e3:8.2f} ms measured, {dp*1e3:8.2f} predicted")
-probes = defaultdict(list)
+probes, relayed = defaultdict(list), defaultdict(list)
 for r in rows:
     if r[0] == "probe":
         probes[r[1]].append(float(re.search(r"\): ([0-9.]+)", r[2]).group(1)))
+        m = re.search(r"reads [0-9]+ us, \+ [0-9]+: ([0-9.]+)", r[2])
+        if m:
+            relayed[r[1]].append(float(m.group(1)))
 for l, v in sorted(probes.items()):
-    print(f"probe {l:14s} round trip / shaped (veth + delay): {statistics.median(v):.3f} ({len(v)})")
+    line = f"probe {l:14s} round trip / shaped (veth + delay): {statistics.median(v):.3f} ({len(v)})"
+    if relayed[l]:
+        line += f"; / (relay at 0 ms + delay): {statistics.median(relayed[l]):.3f}"
+    print(line)
 for kind in ("pp", "tg"):
     errs = [abs(p / m - 1) for (_, _, t), (m, p, _) in med.items() if t.startswith(kind)]
     if errs:
