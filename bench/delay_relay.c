@@ -161,15 +161,8 @@ static void spin_conn(conn *k) {
     for (int i = 0; i < 2; i++) free(d[i].buf);
 }
 
-static void *serve_conn(void *arg) {
-    conn *k = arg;
-    if (k->spin) {
-        spin_conn(k);
-        close(k->a);
-        close(k->b);
-        free(k);
-        return NULL;
-    }
+/* The sleeping relay: a thread per direction, each chunk due at its arrival stamp. */
+static void sleep_conn(conn *k) {
     pipe_dir d[2] = {{k->a, k->b, k->delay_ns}, {k->b, k->a, k->delay_ns}};
     pthread_t t[2];
     int one = 1;
@@ -178,6 +171,12 @@ static void *serve_conn(void *arg) {
         pthread_create(&t[i], NULL, pump, &d[i]);
     }
     for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+}
+
+static void *serve_conn(void *arg) {
+    conn *k = arg;
+    if (k->spin) spin_conn(k);
+    else sleep_conn(k);
     close(k->a);
     close(k->b);
     free(k);
