@@ -33,11 +33,14 @@ static bool num_in(const char *s, double lo, double hi, double *out) {
 }
 
 /* Datasheet figures to the speed model's basis (plan_speed_dev_from_device, the
- * one conversion): a GPU's backend is the caller's to set; a CPU (cores > 0)
- * gets its all-core FP32 peak and its theoretical bandwidth, which that
- * conversion turns into what llama.cpp's threads sustain. */
-static int corpus_dev(plan_speed_dev *d, const char *id, double spec_gbs, double tflops, int cores, fc_err *err) {
-    plan_device pd = {.backend = cores > 0 ? PLAN_CPU : PLAN_VULKAN, .bandwidth_gbs = spec_gbs, .n_cores = cores};
+ * one conversion): a GPU's for the backend it runs (its Vulkan rate, where
+ * that is not its matrix rate); a CPU (cores > 0) gets its all-core FP32 peak
+ * and its theoretical bandwidth, which that conversion turns into what
+ * llama.cpp's threads sustain. */
+static int corpus_dev(plan_speed_dev *d, const char *id, int backend, double spec_gbs, double tflops,
+                      double vulkan_tflops, int cores, fc_err *err) {
+    plan_device pd = {.backend = cores > 0 ? PLAN_CPU : backend, .bandwidth_gbs = spec_gbs, .n_cores = cores,
+                      .vulkan_tflops = vulkan_tflops};
     if (cores > 0) pd.fp32_tflops = tflops;
     else pd.fp16_tflops = tflops;
     snprintf(pd.id, sizeof pd.id, "%s", id);
@@ -48,7 +51,7 @@ static int corpus_dev(plan_speed_dev *d, const char *id, double spec_gbs, double
 /* Bandwidth and dense throughput of a device id: the catalog first, then the
  * corpus's own device table (binned variants, cards and CPUs the catalog
  * lacks). *cores: a CPU's core count (0 for a GPU). */
-static int corpus_device(const char *id, plan_speed_dev *d, int *cores, fc_err *err) {
+static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *cores, fc_err *err) {
     memset(d, 0, sizeof *d);
     *cores = 0;
     plan_hw_entry e;
@@ -57,7 +60,8 @@ static int corpus_device(const char *id, plan_speed_dev *d, int *cores, fc_err *
         if (!strcmp(e.category, "cpu_platform"))
             return fc_err_set(err, FC_EINPUT, "device '%s' is a CPU platform without a core count; list the CPU in "
                                               "data/bench_devices.csv", id);
-        return corpus_dev(d, id, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops, 0, err);
+        return corpus_dev(d, id, backend, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops,
+                          e.vulkan_tflops, 0, err);
     }
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
@@ -78,14 +82,14 @@ static int corpus_device(const char *id, plan_speed_dev *d, int *cores, fc_err *
             (cpu && !num_in(f[4], 1, CORPUS_MAX_CORES, &nc)))
             return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
         *cores = (int)nc;
-        return corpus_dev(d, id, gbs, tflops, *cores, err);
+        return corpus_dev(d, id, backend, gbs, tflops, 0, *cores, err);
     }
     return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
 }
 
-int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err) {
+int plan_corpus_device(const char *id, int backend, plan_speed_dev *d, fc_err *err) {
     int cores;
-    return corpus_device(id, d, &cores, err);
+    return corpus_device(id, backend, d, &cores, err);
 }
 
 /* A device family: what a buyer asks about is a device nobody measured, and
@@ -156,7 +160,7 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
         return fc_err_set(err, FC_EINPUT, "%s: bad fa '%s' (0, 1 or empty)", where, f[C_FA]);
     plan_speed_dev dev;
     int cores;
-    int rc = corpus_device(f[C_DEVICE], &dev, &cores, err);
+    int rc = corpus_device(f[C_DEVICE], be, &dev, &cores, err);
     if (!rc && (cores > 0) != (be == PLAN_CPU))
         rc = fc_err_set(err, FC_EINPUT, "backend '%s' on %s device '%s'", f[C_BACKEND], cores > 0 ? "CPU" : "GPU",
                         f[C_DEVICE]);
@@ -169,7 +173,6 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
         /* llama.cpp's threads each run on a core; more threads than cores only contend */
         dev.gflops *= fmin(threads, cores) / cores;
     }
-    dev.backend = be;
     plan_meas *m;
     if ((rc = plan_meas_push(s, &m, err))) return rc;
     m->backend = be;

@@ -75,6 +75,7 @@ int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err) {
     e->bf16_tflops = hw_num(o, "bf16_fp32acc_tflops");
     e->fp32_tflops = hw_num(o, "fp32_tflops");
     e->int8_tops = hw_num(o, "int8_tops");
+    e->vulkan_tflops = hw_num(o, "vulkan_tflops");
     const json_t *mem = json_object_get(o, "memory_gb");
     for (size_t k = 0; k < json_array_size(mem) && e->n_memory < PLAN_MAX_MEM_OPTIONS; k++)
         e->memory_gb[e->n_memory++] = json_number_value(json_array_get(mem, k));
@@ -164,6 +165,7 @@ static void hw_fill(plan_device *d, const plan_hw_entry *e, double gib) {
     d->bandwidth_gbs = e->bandwidth_gbs;
     d->fp16_tflops = e->fp16_tflops;
     d->fp32_tflops = e->fp32_tflops;
+    d->vulkan_tflops = e->vulkan_tflops;
     snprintf(d->source, sizeof d->source, "hardware catalog (%s)", e->confidence);
 }
 

@@ -37,6 +37,7 @@ typedef struct plan_device {
     uint64_t mem_free;         /* what a plan may use */
     double bandwidth_gbs;      /* memory bandwidth, vendor or measured */
     double fp16_tflops, fp32_tflops;
+    double vulkan_tflops;      /* the FP16 rate llama.cpp's Vulkan kernels get where they cannot use the matrix units; 0 = fp16_tflops */
     double link_gbs;           /* host link per direction, 0 = unknown */
     bool bandwidth_measured;   /* bandwidth_gbs is the probe's read, not the datasheet's */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
@@ -68,6 +69,7 @@ typedef struct plan_hw_entry {
     int n_memory;
     double gpu_share[PLAN_MAX_MEM_OPTIONS];   /* unified memory: share a GPU may use, per option; 0 = n/a */
     double bandwidth_gbs, fp16_tflops, bf16_tflops, fp32_tflops, int8_tops;
+    double vulkan_tflops;                     /* plan_device's; 0 = fp16_tflops */
     char source[640], confidence[32], unverified[160];
     double price_usd;                         /* launch list price, US dollars; 0 = none published */
     char price_source[160];
@@ -600,7 +602,7 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
 int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);
 /* A device id's bandwidth and dense throughput: hardware catalog, else
  * data/bench_devices.csv. */
-int plan_corpus_device(const char *id, plan_speed_dev *d, fc_err *err);
+int plan_corpus_device(const char *id, int backend, plan_speed_dev *d, fc_err *err);
 /* The device family of an id ("apple-m3-max-40c" -> "apple-m3", "rtx-4090" -> "nvidia-ada"). */
 void plan_corpus_family(const char *id, char *out, size_t cap);
 

@@ -26,7 +26,9 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
                                        : PLAN_DEFAULT_CPU_GFLOPS * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
     } else {
-        s->gflops = (d->fp16_tflops > 0 ? d->fp16_tflops : d->fp32_tflops) * 1000.0;
+        /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
+        bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;
+        s->gflops = (vector ? d->vulkan_tflops : d->fp16_tflops > 0 ? d->fp16_tflops : d->fp32_tflops) * 1000.0;
         /* an RPC device gets no host weights per batch (its backend has no offload_op) */
         s->link_gbs = d->unified || d->rpc ? 0 : d->link_gbs > 0 ? d->link_gbs : PLAN_DEFAULT_LINK_GBS;
     }

@@ -63,13 +63,13 @@ static int devices(pdev *out, int cap) {
         if (plan_hwcat_get(i, &he, &err)) continue;
         if (!strcmp(he.category, "cpu_platform")) continue; /* no compute figure to bound by */
         pdev *d = &out[n];
-        if (plan_corpus_device(he.id, &d->dev, &err)) continue;
+        int backend = !strcmp(he.category, "apple_soc")  ? PLAN_METAL
+                      : !strcasecmp(he.vendor, "NVIDIA") ? PLAN_CUDA
+                      : !strcasecmp(he.vendor, "AMD")    ? PLAN_ROCM
+                                                         : PLAN_SYCL;
+        if (plan_corpus_device(he.id, backend, &d->dev, &err)) continue;
         snprintf(d->id, sizeof d->id, "%s", he.id);
         d->spec_gbs = he.bandwidth_gbs;
-        d->dev.backend = !strcmp(he.category, "apple_soc")     ? PLAN_METAL
-                         : !strcasecmp(he.vendor, "NVIDIA")    ? PLAN_CUDA
-                         : !strcasecmp(he.vendor, "AMD")       ? PLAN_ROCM
-                                                               : PLAN_SYCL;
         double f16 = he.fp16_tflops > 0 ? he.fp16_tflops : he.fp32_tflops;
         d->peak_q = (he.int8_tops > 0 ? he.int8_tops : 2 * f16) * 1e12;
         d->peak_f = f16 * 1e12;

@@ -296,6 +296,20 @@ static void test_gpu_conversion(void) {
     CHECK(plan_hw_from_catalog(&hw, "rtx-4090", &err) == FC_OK);
     plan_speed_dev_from_device(&s, &hw.gpu[0]);
     CHECK_NEAR(s.mem_gbs, 1008 * PLAN_GPU_READ_OF_SPEC, 1e-9);
+    /* An Arc A770 computes at its XMX rate with SYCL, at its vector rate with
+     * Vulkan (ggml-vulkan enables cooperative matrices on Intel for Xe2 only);
+     * the corpus's rows get the same figures. */
+    CHECK(plan_hw_from_catalog(&hw, "arc-a770-16gb", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK(hw.gpu[0].backend == PLAN_SYCL);
+    CHECK_NEAR(s.gflops, 137600, 1e-6);
+    hw.gpu[0].backend = PLAN_VULKAN;
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK_NEAR(s.gflops, 34400, 1e-6);
+    CHECK(plan_corpus_device("arc-a770-16gb", PLAN_VULKAN, &s, &err) == FC_OK);
+    CHECK_NEAR(s.gflops, 34400, 1e-6);
+    CHECK(plan_corpus_device("arc-b580", PLAN_VULKAN, &s, &err) == FC_OK); /* Xe2: the matrix rate */
+    CHECK_NEAR(s.gflops, 109400, 1e-6);
 }
 
 int main(void) {
