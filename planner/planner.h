@@ -600,8 +600,8 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
 /* Reads the corpus (its text NUL-terminated); plan_meas_import does too when
  * it sees the header. */
 int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);
-/* A device id's bandwidth and dense throughput: hardware catalog, else
- * data/bench_devices.csv. */
+/* A device id's bandwidth and dense throughput, a GPU's for the backend it
+ * runs (plan_speed_dev_from_device): hardware catalog, else data/bench_devices.csv. */
 int plan_corpus_device(const char *id, int backend, plan_speed_dev *d, fc_err *err);
 /* The device family of an id ("apple-m3-max-40c" -> "apple-m3", "rtx-4090" -> "nvidia-ada"). */
 void plan_corpus_family(const char *id, char *out, size_t cap);
