@@ -21,12 +21,18 @@ python3 - "$out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"{'median |predicted/measured - 1|':36s} {'rows':>5s} {'all':>7s} {'decode':>7s} {'prefill':>7s} {'d>=16k':>7s}  per backend")
+# The last two: the tests another source ran too, "predicted" by the other sources' own numbers (how far the
+# sources disagree on the very same test: a floor for any model held out one source at a time) and by the
+# leave-one-source-out fits.
 for key, what in [("in_sample", "in sample (not a claim)"), ("leave_one_source_out", "leave one source out"),
-                  ("leave_one_family_out", "leave one device family out")]:
+                  ("leave_one_family_out", "leave one device family out"),
+                  ("repeat_other_sources", "repeated tests: the other sources"),
+                  ("repeat_loso", "repeated tests: leave one source out")]:
     s = r[key]
     be = " ".join(f"{b} {100 * v['median_abs_err']:.1f}% ({v['n']})" for b, v in s["backends"].items())
-    print(f"{what:36s} {s['n']:5d} {100 * s['median_abs_err']:6.1f}% {100 * s['decode']:6.1f}% "
-          f"{100 * s['prefill']:6.1f}% {100 * s['deep']:6.1f}%  {be}")
+    cells = [f"{100 * s[k]:6.1f}%" if s[n] else f"{'-':>7s}" for k, n in
+             [("median_abs_err", "n"), ("decode", "n_decode"), ("prefill", "n_prefill"), ("deep", "n_deep")]]
+    print(f"{what:36s} {s['n']:5d} {' '.join(cells)}  {be}")
 loso = r["leave_one_source_out"]
 checks = [("LOSO decode", loso["decode"], 0.07), ("LOSO prefill", loso["prefill"], 0.12),
           ("LOSO depth >= 16k", loso["deep"], 0.15)]

@@ -46,6 +46,27 @@ int plan_cross_validate(const plan_efficiency *base, const plan_meas_set *s, int
     return rc;
 }
 
+/* Whether two rows ran the same test: what the label names (device, model,
+ * type, test) and the flags that change the speed. */
+static bool same_test(const plan_meas *a, const plan_meas *b) {
+    return a->backend == b->backend && a->n_threads == b->n_threads && a->setup.no_fa == b->setup.no_fa &&
+           a->setup.n_ubatch == b->setup.n_ubatch && !strcmp(a->label, b->label);
+}
+
+void plan_cv_repeats(const plan_meas_set *s, double *other) {
+    for (int i = 0; i < s->n; i++) {
+        double log_sum = 0;
+        int n = 0;
+        for (int j = 0; j < s->n; j++) {
+            if (strcmp(s->m[i].source, s->m[j].source) && s->m[j].tps > 0 && same_test(&s->m[i], &s->m[j])) {
+                log_sum += log(s->m[j].tps);
+                n++;
+            }
+        }
+        other[i] = n ? exp(log_sum / n) : 0;
+    }
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -88,15 +109,40 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
 void plan_cv_report_free(plan_cv_report *r) {
     free(r->loso);
     free(r->lofo);
+    free(r->repeat);
     memset(r, 0, sizeof *r);
+}
+
+/* The rows another source repeats: their other-source numbers, and the
+ * leave-one-source-out predictions of the same rows beside them. */
+static int repeat_stats(const plan_meas_set *s, plan_cv_report *r, fc_err *err) {
+    plan_meas_set sub = {0};
+    double *o = malloc(sizeof *o * ((size_t)s->n + 1) * 2), *l = o ? o + s->n + 1 : NULL;
+    sub.m = malloc(sizeof *sub.m * ((size_t)s->n + 1));
+    int rc = o && sub.m ? FC_OK : fc_err_set(err, FC_ERUNTIME, "out of memory");
+    if (!rc) {
+        plan_cv_repeats(s, r->repeat);
+        for (int i = 0; i < s->n; i++) {
+            if (!(r->repeat[i] > 0)) continue;
+            o[sub.n] = r->repeat[i];
+            l[sub.n] = r->loso[i];
+            sub.m[sub.n++] = s->m[i];
+        }
+        plan_cv_summarize(&sub, o, &r->st[PLAN_CV_REPEAT]);
+        plan_cv_summarize(&sub, l, &r->st[PLAN_CV_REPEAT_LOSO]);
+    }
+    free(sub.m);
+    free(o);
+    return rc;
 }
 
 int plan_cv_report_make(const plan_efficiency *in_use, const plan_meas_set *s, plan_cv_report *r, fc_err *err) {
     memset(r, 0, sizeof *r);
     r->loso = calloc((size_t)s->n + 1, sizeof *r->loso);
     r->lofo = calloc((size_t)s->n + 1, sizeof *r->lofo);
+    r->repeat = calloc((size_t)s->n + 1, sizeof *r->repeat);
     plan_efficiency *fit = malloc(sizeof *fit), *base = malloc(sizeof *base);
-    int rc = r->loso && r->lofo && fit && base ? plan_efficiency_prior(base, err)
+    int rc = r->loso && r->lofo && r->repeat && fit && base ? plan_efficiency_prior(base, err)
                                                : fc_err_set(err, FC_ERUNTIME, "out of memory");
     /* lofo serves as the scratch row of the in-use and in-sample runs before its own. */
     if (!rc) {
@@ -115,6 +161,7 @@ int plan_cv_report_make(const plan_efficiency *in_use, const plan_meas_set *s, p
         rc = plan_cross_validate(base, s, PLAN_CV_FAMILY, r->lofo, err);
     }
     if (!rc) plan_cv_summarize(s, r->lofo, &r->st[PLAN_CV_LOFO]);
+    if (!rc) rc = repeat_stats(s, r, err);
     free(fit);
     free(base);
     if (rc) plan_cv_report_free(r);

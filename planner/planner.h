@@ -622,14 +622,25 @@ typedef struct plan_cv_stats {
 /* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend. */
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
 
+/* The corpus's own reproducibility: a row whose test (device, backend, model,
+ * type, test, -fa, -ub) another source measured too is "predicted" by the
+ * geometric mean of the other sources' numbers. other[i] receives it, 0 where
+ * no other source ran the test. What no speed model held out one source at a
+ * time can beat: the sources disagree by this much on the very same test. */
+void plan_cv_repeats(const plan_meas_set *s, double *other);
+
 /* What `calibrate --cross-validate` reports: the constants in use, a fit to
  * everything from the prior (in-sample), then leave-one-source-out and
  * leave-one-family-out fits from the prior (a held-out group must not have
- * shaped the constants that predict it). */
-enum plan_cv_run { PLAN_CV_IN_USE = 0, PLAN_CV_IN_SAMPLE, PLAN_CV_LOSO, PLAN_CV_LOFO, PLAN_CV_RUNS };
+ * shaped the constants that predict it); then, over the rows another source
+ * repeats, the other sources' numbers (PLAN_CV_REPEAT) beside the
+ * leave-one-source-out predictions of the same rows (PLAN_CV_REPEAT_LOSO). */
+enum plan_cv_run { PLAN_CV_IN_USE = 0, PLAN_CV_IN_SAMPLE, PLAN_CV_LOSO, PLAN_CV_LOFO, PLAN_CV_REPEAT,
+                   PLAN_CV_REPEAT_LOSO, PLAN_CV_RUNS };
 typedef struct plan_cv_report {
     plan_cv_stats st[PLAN_CV_RUNS];
     double *loso, *lofo;   /* per measurement of s: its out-of-sample predictions */
+    double *repeat;        /* per measurement: the other sources' number for its test (plan_cv_repeats), 0: none */
 } plan_cv_report;
 int plan_cv_report_make(const plan_efficiency *in_use, const plan_meas_set *s, plan_cv_report *r, fc_err *err);
 void plan_cv_report_free(plan_cv_report *r);

@@ -47,17 +47,23 @@ void rep_calibrate_csv(FILE *out, const rep_calibrate_view *v) {
 }
 
 static const char *const cv_what[PLAN_CV_RUNS] = {"constants in use", "fitted on all from prior (in-sample)",
-                                                  "leave one source out", "leave one device family out"};
+                                                  "leave one source out", "leave one device family out",
+                                                  "repeated tests: the other sources", "repeated tests: leave one source out"};
 static const char *const cv_keys[PLAN_CV_RUNS] = {"current", "in_sample", "leave_one_source_out",
-                                                  "leave_one_family_out"};
+                                                  "leave_one_family_out", "repeat_other_sources", "repeat_loso"};
 
 void rep_cv_text(FILE *out, const plan_cv_report *r) {
-    fprintf(out, "median |predicted/measured - 1|     rows     all  decode prefill  d>=%dk   per backend\n",
+    fprintf(out, "median |predicted/measured - 1|         rows     all  decode prefill  d>=%dk   per backend\n",
             PLAN_CV_DEEP / 1024);
     for (int k = 0; k < PLAN_CV_RUNS; k++) {
         const plan_cv_stats *st = &r->st[k];
-        fprintf(out, "%-34s %5d  %6.1f%%  %6.1f%%  %6.1f%%  %6.1f%%  ", cv_what[k], st->n, 100 * st->med,
-                100 * st->med_dec, 100 * st->med_pp, 100 * st->med_deep);
+        fprintf(out, "%-38s %5d", cv_what[k], st->n);
+        const int n[4] = {st->n, st->n_dec, st->n_pp, st->n_deep};
+        const double med[4] = {st->med, st->med_dec, st->med_pp, st->med_deep};
+        for (int c = 0; c < 4; c++)
+            if (n[c]) fprintf(out, "  %6.1f%%", 100 * med[c]);
+            else fprintf(out, "  %7s", "-"); /* no such rows: no median */
+        fprintf(out, "  ");
         for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
             if (st->n_be[b]) fprintf(out, " %s %.1f%% (%d)", plan_backend_name(b), 100 * st->med_be[b], st->n_be[b]);
         fprintf(out, "\n");
@@ -82,10 +88,12 @@ json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r) {
     json_t *rows = json_array();
     for (int i = 0; i < set->n; i++) {
         const plan_meas *m = &set->m[i];
-        json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f}", "label", m->label, "source",
-                                              m->source, "device", m->device, "backend", plan_backend_name(m->backend),
-                                              "n_prompt", m->n_prompt, "n_gen", m->n_gen, "n_depth", m->n_depth,
-                                              "measured_tps", m->tps, "loso_tps", r->loso[i], "lofo_tps", r->lofo[i]));
+        json_t *row = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f}", "label", m->label, "source", m->source,
+                                "device", m->device, "backend", plan_backend_name(m->backend), "n_prompt", m->n_prompt,
+                                "n_gen", m->n_gen, "n_depth", m->n_depth, "measured_tps", m->tps, "loso_tps",
+                                r->loso[i], "lofo_tps", r->lofo[i]);
+        if (r->repeat[i] > 0) json_object_set_new(row, "other_sources_tps", json_real(r->repeat[i]));
+        json_array_append_new(rows, row);
     }
     json_object_set_new(root, "rows", rows);
     return root;

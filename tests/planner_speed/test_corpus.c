@@ -6,6 +6,7 @@
 #include "tests/check.h"
 #include "tests/planner_speed/meas_load.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +104,34 @@ static void test_flash_attn(void) {
     plan_meas_set_free(&s);
 }
 
+/* plan_cv_repeats: the geometric mean of the other sources' numbers for the same test, never the row's own source. */
+static void test_repeats(void) {
+    static const struct { const char *label, *source; bool no_fa; double tps, want; } rows[] = {
+        {"rtx-4090 llama-2-7b Q4_0 pp512", "A", false, 100, 282.842712}, /* sqrt(200 x 400) */
+        {"rtx-4090 llama-2-7b Q4_0 pp512", "B", false, 200, 200},        /* A and C: sqrt(100 x 400) */
+        {"rtx-4090 llama-2-7b Q4_0 pp512", "C", false, 400, 141.421356}, /* sqrt(100 x 200) */
+        {"rtx-4090 llama-2-7b Q4_0 pp512", "C", true, 50, 0},            /* another -fa: another test */
+        {"rtx-4090 llama-2-7b Q4_0 tg128", "A", false, 150, 0},          /* its source's only run of it */
+        {"rtx-4090 llama-2-7b Q4_0 tg128", "A", false, 160, 0},          /* the same source twice is no repeat */
+    };
+    enum { N = sizeof rows / sizeof rows[0] };
+    plan_meas m[N];
+    memset(m, 0, sizeof m);
+    for (int i = 0; i < N; i++) {
+        snprintf(m[i].label, sizeof m[i].label, "%s", rows[i].label);
+        snprintf(m[i].source, sizeof m[i].source, "%s", rows[i].source);
+        m[i].setup.no_fa = rows[i].no_fa;
+        m[i].tps = rows[i].tps;
+    }
+    plan_meas_set s = {m, N, N};
+    double other[N];
+    plan_cv_repeats(&s, other);
+    for (int i = 0; i < N; i++)
+        CHECK_MSG(fabs(other[i] - rows[i].want) < 1e-4, "row %d: %.6f, want %.6f", i, other[i], rows[i].want);
+}
+
 int main(void) {
+    test_repeats();
     test_test_names();
     test_flash_attn();
     test_families();
