@@ -27,9 +27,18 @@
 #define FIT_ROBUST_SCALE 0.15
 #define FIT_MAX_PARAMS 256
 #define BW_EFF_MAX 1.0            /* nothing reads memory faster than its peak */
-/* Attention without flash attention is never faster than with it: the plain
- * path writes and re-reads the score matrix the fused kernel keeps on chip. */
+/* Decode attention without flash attention is never faster than with it: the
+ * plain path writes and re-reads the score matrix the fused kernel keeps on
+ * chip. Prefill's factor has no such cap: that traffic is its own term there
+ * (planner/speed.c), and what is left, two GEMMs (KQ, KQV) on the backend's
+ * matrix kernels against the fused kernel, may be faster (Metal). */
 #define NOFA_MAX 1.0
+/* Prefill's factor is measured only by -fa 0 rows whose attention weighs: a
+ * prompt plus depth of this many cells or more. Fitted from pp512 rows, where
+ * attention is a few % of the time, it became a knob: ROCm 0.05 from the
+ * Radeon 8060S's pp512 rows (their GEMMs are what is slow), which made an RX
+ * 7900 XTX's -fa 0 pp512 at depth 8192 nine times slower than with -fa 1. */
+#define NOFA_PP_MIN_CTX 4096
 #define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
 /* Rows in which a tensor type must be the main one (most weight elements), per
  * backend, before it gets its own rate: fitted to a few rows, or to rows where
@@ -150,7 +159,9 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++) {
                 bool era = k == PLAN_EFF_ERA_DEC || k == PLAN_EFF_ERA_PP;
                 bool nofa = k == PLAN_EFF_NOFA_DEC;
+                bool nofa_pp = k == PLAN_EFF_NOFA_PP;
                 if ((era && !su->old_build) || (nofa && !su->no_fa)) continue;
+                if (nofa_pp && (!su->no_fa || s->m[i].n_prompt + s->m[i].n_depth < NOFA_PP_MIN_CTX)) continue;
                 add_param(p, &np, &f->scalar[k], NULL, era || nofa ? FIT_ANCHOR_WEIGHT : FIT_PRIOR_WEIGHT,
                           k == PLAN_EFF_BW ? BW_EFF_MAX : nofa ? NOFA_MAX : INFINITY);
             }

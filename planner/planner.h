@@ -302,6 +302,7 @@ enum plan_eff_scalar {
     PLAN_EFF_ERA_DEC,     /* decode t/s of a build before PLAN_CURRENT_ERA / the current build's (1 = same) */
     PLAN_EFF_ERA_PP,      /* that build's quantized prefill GEMM rate / the current one's (float GEMMs: cuBLAS, unchanged) */
     PLAN_EFF_NOFA_DEC,    /* decode attention rate with flash attention off / with it on (1 = same) */
+    PLAN_EFF_NOFA_PP,     /* prefill attention compute with flash attention off / with it on; its scores' memory traffic apart */
     PLAN_EFF_SCALAR_COUNT
 };
 /* Per tensor type parameters per (backend, engine). */
@@ -385,6 +386,7 @@ typedef struct plan_speed_load {
     double kv_bytes_full, attn_macs_full, kv_elems_full;  /* full-attention layers */
     double kv_bytes_swa, attn_macs_swa, kv_elems_swa;     /* sliding-window layers */
     uint32_t swa_window;
+    double heads_full, heads_swa;  /* query heads, summed over the layers: the scores attention without flash attention writes */
     /* the output matrix: every decoded token multiplies it, a prompt only once */
     double out_bytes, out_elems;
     uint32_t out_type;

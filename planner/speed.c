@@ -11,6 +11,9 @@
 /* A GPU's float GEMM runs at most at its FP16 peak F (the int8 path of quantized
  * GEMMs may reach twice that; tests/planner_speed/test_physics.c bounds both). */
 #define PP_FLOAT_GPU_MAX 1.0
+/* Memory traffic per attention score without flash attention: the F32 KQ
+ * written (4 bytes), read and written again by the softmax (8), read by KQV (4). */
+#define PLAN_NOFA_SCORE_BYTES 16.0
 
 /* A CPU's repacked kernels in plain buffers (plan_speed_dev.plain_isa): an
  * rpc-server's CPU device allocates its device's default buffer type
@@ -131,6 +134,22 @@ double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, in
     return per > 0 ? 1.0 / per : 0;
 }
 
+/* Without flash attention a GPU backend's graph materializes the attention
+ * scores (llama-graph.cpp build_attn_mha: ggml_mul_mat(k, q), then
+ * ggml_soft_max_ext with the mask, then ggml_mul_mat(v, kq)): KQ over every
+ * cell of the KV view, the causal mask applied only after it, so depth + n
+ * cells per query (a sliding window's cache holds window + n), and each score
+ * goes through memory PLAN_NOFA_SCORE_BYTES' worth: a 512-token ubatch at
+ * depth 16k writes 1 GiB of scores per layer of 32 heads. No fitted constant:
+ * the bytes over the set's bandwidth. It is what made #17906's DGX Spark -fa 0
+ * prefill of gpt-oss-120b fall from 1495 t/s at pp512 to 519 at pp16384
+ * while -fa 1 stays near 1700. Not added on a CPU: its constants come from
+ * this machine's own runs, and the term was neither measured nor fitted there. */
+static double nofa_scores_s(const plan_speed_load *l, double n, double depth, double bw) {
+    double cells_full = depth + n, cells_swa = l->swa_window ? fmin(depth + n, (double)l->swa_window + n) : 0;
+    return PLAN_NOFA_SCORE_BYTES * n * (l->heads_full * cells_full + l->heads_swa * cells_swa) / bw;
+}
+
 /* Prefill time of one ubatch of n tokens that follow `depth` cached ones. */
 static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, double n, double depth) {
     double t = 0;
@@ -161,8 +180,10 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double swa_pos = l->swa_window ? n * attended(depth + n / 2, l->swa_window) : 0;
         double full_pos = n * (depth + n / 2);
         double attn_flops = 2.0 * (l->attn_macs_full * full_pos + l->attn_macs_swa * swa_pos);
-        t += fmax(bytes / bw, t_gemm) + attn_flops / (f->scalar[PLAN_EFF_ATTN_PP] * fl) +
+        double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_PP] : 1.0;
+        t += fmax(bytes / bw, t_gemm) + attn_flops / (f->scalar[PLAN_EFF_ATTN_PP] * nofa * fl) +
              l->n_layers * f->scalar[PLAN_EFF_UBATCH_US] * US;
+        if (s->no_fa && dv->backend != PLAN_CPU) t += nofa_scores_s(l, n, depth, bw);
         if (run != d) t += bytes / (dv->link_gbs * f->scalar[PLAN_EFF_LINK] * GIGA);
     }
     return t;

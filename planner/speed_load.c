@@ -74,11 +74,13 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
             l->kv_bytes_swa += kv_pos;
             l->kv_elems_swa += kv_el;
             l->attn_macs_swa += macs;
+            l->heads_swa += hp->n_head;
             l->swa_window = hp->sliding_window;
         } else {
             l->kv_bytes_full += kv_pos;
             l->kv_elems_full += kv_el;
             l->attn_macs_full += macs;
+            l->heads_full += hp->n_head;
         }
         if (dev != prev) s->n_hops++;
         /* Experts elsewhere: the activations go there and back in every MoE layer. */
@@ -137,6 +139,7 @@ int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summa
     l->kv_elems_full = 2.0 * n_layer * n_head_kv * head_dim; /* K and V */
     l->kv_bytes_full = l->kv_elems_full * 2;                   /* f16 */
     l->attn_macs_full = 2.0 * n_layer * n_head * head_dim;
+    l->heads_full = (double)n_layer * n_head;
     l->host_resident = s->dev[dev].backend == PLAN_CPU;
     s->pp_dev = -1;
     return FC_OK;
