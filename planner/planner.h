@@ -625,7 +625,7 @@ typedef struct plan_cv_stats {
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
 
 /* The corpus's own reproducibility: a row whose test (device, backend, model,
- * type, test, -fa, -ub) another source measured too is "predicted" by the
+ * type, test, -fa, -ub, threads) another source measured too is "predicted" by the
  * geometric mean of the other sources' numbers. other[i] receives it, 0 where
  * no other source ran the test. What no speed model held out one source at a
  * time can beat: the sources disagree by this much on the very same test. */
