@@ -14,6 +14,22 @@ static const char *const backend_names[PLAN_BACKEND_COUNT] = {"CPU", "CUDA", "RO
 
 const char *plan_backend_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b] : "?"; }
 
+#define BE(b) (1u << (b))
+/* From llama.cpp's build docs: CUDA is NVIDIA's, HIP (ROCm) AMD's, Metal
+ * Apple's; Vulkan runs on every vendor's GPU (on a Mac through MoltenVK,
+ * docs/build.md); SYCL is "designed to support Intel GPU firstly" and runs
+ * NVIDIA and AMD GPUs through oneAPI's plugins (docs/backend/SYCL.md). The
+ * CPU backend runs anywhere, so it is every mask's. */
+unsigned plan_backends_of_vendor(const char *vendor, bool apple) {
+    unsigned any = BE(PLAN_VULKAN) | BE(PLAN_CPU);
+    if (apple) return any | BE(PLAN_METAL);
+    if (strcasestr(vendor, "nvidia")) return any | BE(PLAN_CUDA) | BE(PLAN_SYCL);
+    if (strcasestr(vendor, "amd") || strcasestr(vendor, "advanced micro")) return any | BE(PLAN_ROCM) | BE(PLAN_SYCL);
+    if (strcasestr(vendor, "intel")) return any | BE(PLAN_SYCL);
+    return 0;
+}
+#undef BE
+
 /* Free RAM now — a profile's figure is as old as the profile — through the
  * probe's one reader, which also caps it by a container's memory.max less
  * what the container already uses. */
@@ -50,6 +66,7 @@ void plan_device_from_gpu(plan_device *d, const probe_gpu *g) {
     snprintf(d->id, sizeof d->id, "gpu");
     snprintf(d->name, sizeof d->name, "%s", g->name);
     d->backend = hw_gpu_backend(g);
+    d->backends = plan_backends_of_vendor(g->vendor, strcasestr(g->vendor, "apple") != NULL);
     d->unified = g->unified_memory;
     d->mem_total = g->vram_total;
     d->mem_free = g->vram_free ? g->vram_free : g->vram_total;

@@ -119,7 +119,7 @@ int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err) {
 /* The backend a device's llama.cpp runs by default: the entry's own
  * "llama_backend" (with its reason beside it in the catalog), else by vendor.
  * `plan --backend` overrides it. */
-static int hw_backend_of(const plan_hw_entry *e) {
+int plan_hw_entry_backend(const plan_hw_entry *e) {
     int own = e->llama_backend[0] ? plan_backend_from_name(e->llama_backend) : -1;
     if (own >= 0) return own;
     if (!strcmp(e->category, "apple_soc")) return PLAN_METAL;
@@ -128,6 +128,12 @@ static int hw_backend_of(const plan_hw_entry *e) {
     if (!strcasecmp(e->vendor, "AMD")) return PLAN_ROCM;
     if (!strcasecmp(e->vendor, "Intel")) return PLAN_SYCL;
     return PLAN_VULKAN;
+}
+
+/* A CPU platform has no GPU: the CPU backend alone. */
+unsigned plan_hw_entry_backends(const plan_hw_entry *e) {
+    if (!strcmp(e->category, "cpu_platform")) return 1u << PLAN_CPU;
+    return plan_backends_of_vendor(e->vendor, !strcmp(e->category, "apple_soc"));
 }
 
 /* "id" or "id:GiB"; picks the capacity option (default: the first). */
@@ -160,7 +166,8 @@ static void hw_fill(plan_device *d, const plan_hw_entry *e, double gib) {
     memset(d, 0, sizeof *d);
     snprintf(d->id, sizeof d->id, "%s", e->id);
     snprintf(d->name, sizeof d->name, "%s", e->name);
-    d->backend = hw_backend_of(e);
+    d->backend = plan_hw_entry_backend(e);
+    d->backends = plan_hw_entry_backends(e);
     d->mem_total = d->mem_free = (uint64_t)(gib * FC_GIB);
     d->bandwidth_gbs = e->bandwidth_gbs;
     d->fp16_tflops = e->fp16_tflops;

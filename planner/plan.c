@@ -38,6 +38,35 @@ static int request_check(const plan_request *rq, fc_err *err) {
     return FC_OK;
 }
 
+/* --backend names what every GPU runs: there must be one, and each must be
+ * able to run it (a Radeon has no Metal); the CPU backend runs anywhere. */
+static int backend_check(const plan_request *rq, fc_err *err) {
+    const plan_hw *hw = rq->hw;
+    if (rq->backend < 0 || rq->backend >= PLAN_BACKEND_COUNT)
+        return fc_err_set(err, FC_EINPUT, "backend %d unknown", rq->backend);
+    const char *name = plan_backend_name(rq->backend);
+    if (rq->backend == PLAN_CPU) return FC_OK;
+    if (!hw->n_gpu)
+        return fc_err_set(err, FC_EINPUT, "--backend %s: no GPU to run it on (%s); --backend cpu plans the CPU", name,
+                          hw->label[0] ? hw->label : "this machine");
+    for (int g = 0; g < hw->n_gpu; g++) {
+        unsigned can = hw->gpu[g].backends;
+        if (!can || (can & (1u << rq->backend))) continue;
+        unsigned gpu_only = can & ~(1u << PLAN_CPU);
+        char list[96] = ""; /* at most the five GPU backends' names */
+        size_t used = 0;
+        for (int b = 0, k = 0, n = __builtin_popcount(gpu_only); b < PLAN_BACKEND_COUNT; b++) {
+            if (!(gpu_only & (1u << b))) continue;
+            const char *sep = k == 0 ? "" : k == n - 1 ? " or " : ", ";
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, plan_backend_name(b));
+            k++;
+        }
+        return fc_err_set(err, FC_EINPUT, "--backend %s: llama.cpp cannot run %s on the %s; it runs %s there (or "
+                          "--backend cpu)", name, name, hw->gpu[g].name, list);
+    }
+    return FC_OK;
+}
+
 /* pp512/tg128 at llama-bench's depths 0, 512, 1024, ... up to the context. */
 static int sweep_fill(const plan_request *rq, plan_result *r, const plan_efficiency *e, fc_err *err) {
     for (uint32_t d = 0; r->n_sweep < PLAN_SWEEP_MAX && d <= r->params.n_ctx; d = d ? d * 2 : 512) {
@@ -102,9 +131,9 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     if (rq->cluster) return cluster_fill(rq, r, err);
     r->hw = *rq->hw;
     r->params = rq->params;
-    if (rq->set_backend && (rq->backend < 0 || rq->backend >= PLAN_BACKEND_COUNT))
-        return fc_err_set(err, FC_EINPUT, "backend %d unknown", rq->backend);
     if (rq->set_backend) {
+        int rc = backend_check(rq, err);
+        if (rc) return rc;
         /* --backend: the GPUs run it; the CPU backend means no layers on them */
         for (int g = 0; g < r->hw.n_gpu; g++) r->hw.gpu[g].backend = rq->backend;
         if (rq->backend == PLAN_CPU) r->params.n_gpu_layers = 0;

@@ -27,11 +27,16 @@
 
 enum plan_backend { PLAN_CPU = 0, PLAN_CUDA, PLAN_ROCM, PLAN_METAL, PLAN_VULKAN, PLAN_SYCL, PLAN_BACKEND_COUNT };
 const char *plan_backend_name(int backend);
+/* The llama.cpp backends a GPU of this vendor can run (bits 1u << enum
+ * plan_backend; `apple`: Apple silicon), 0 for a vendor it does not know. */
+unsigned plan_backends_of_vendor(const char *vendor, bool apple);
 
 typedef struct plan_device {
     char id[64];               /* catalog id, or "cpu" / "gpu0" for this machine */
     char name[128];
     int backend;               /* enum plan_backend */
+    unsigned backends;         /* a GPU: bit 1u << b for each enum plan_backend its llama.cpp can run
+                                * (plan_backends_of_vendor); 0 = not known, no check */
     bool unified;              /* shares host RAM (Apple, DGX Spark, Strix Halo) */
     uint64_t mem_total;        /* bytes the backend may allocate (Apple: the GPU's share of RAM) */
     uint64_t mem_free;         /* what a plan may use */
@@ -82,6 +87,10 @@ int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err);
 int plan_hwcat_list(plan_hw_entry **out, size_t *n, fc_err *err);
 /* By id, case-insensitive; FC_EINPUT if unknown. */
 int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err);
+/* The backend llama.cpp runs on the entry by default, and the ones it can
+ * run there (bits 1u << enum plan_backend; 0 = not known). */
+int plan_hw_entry_backend(const plan_hw_entry *e);
+unsigned plan_hw_entry_backends(const plan_hw_entry *e);
 
 /* "rtx-4090,rtx-4090" (two cards), "apple-m4-max-40c:128" (a capacity
  * option, GiB), "cpu-ddr5-6400-2ch:64". GPUs not accompanied by a CPU

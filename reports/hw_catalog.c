@@ -3,18 +3,20 @@
 #include "reports/reports.h"
 
 void rep_hw_text(FILE *out, const plan_hw_entry *v, size_t n) {
-    fprintf(out, "%-30s %-15s %-22s %9s %10s %10s  %s\n", "id", "category", "memory (GiB)", "GB/s", "FP16 TF", "FP32 TF",
-            "confidence");
+    fprintf(out, "%-30s %-15s %-7s %-22s %9s %10s %10s  %s\n", "id", "category", "backend", "memory (GiB)", "GB/s",
+            "FP16 TF", "FP32 TF", "confidence");
     for (size_t i = 0; i < n; i++) {
         const plan_hw_entry *e = &v[i];
         char mem[64] = "";
         /* 8: room for one more "/NNN.N" */
         for (int m = 0, used = 0; m < e->n_memory && used < (int)sizeof mem - 8; m++)
             used += snprintf(mem + used, sizeof mem - (size_t)used, "%s%g", m ? "/" : "", e->memory_gb[m]);
-        fprintf(out, "%-30s %-15s %-22s %9.0f %10.1f %10.1f  %s\n", e->id, e->category, mem, e->bandwidth_gbs,
-                e->fp16_tflops, e->fp32_tflops, e->confidence);
+        fprintf(out, "%-30s %-15s %-7s %-22s %9.0f %10.1f %10.1f  %s\n", e->id, e->category,
+                plan_backend_name(plan_hw_entry_backend(e)), mem, e->bandwidth_gbs, e->fp16_tflops, e->fp32_tflops,
+                e->confidence);
     }
-    fprintf(out, "\n%zu entries. Sources per row: 'fitcheck hw --json'.\n", n);
+    fprintf(out, "\n%zu entries. backend: what llama.cpp runs there by default ('plan --backend' picks another; the ones "
+                 "each device can run and the sources per row: 'fitcheck hw --json').\n", n);
 }
 
 static json_t *num_array(const double *v, int n) {
@@ -32,6 +34,12 @@ json_t *rep_hw_json(const plan_hw_entry *v, size_t n) {
         json_object_set_new(o, "vendor", json_string(e->vendor));
         json_object_set_new(o, "name", json_string(e->name));
         json_object_set_new(o, "category", json_string(e->category));
+        json_object_set_new(o, "backend", json_string(plan_backend_name(plan_hw_entry_backend(e))));
+        json_t *can = json_array();
+        unsigned mask = plan_hw_entry_backends(e);
+        for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+            if (mask & (1u << b)) json_array_append_new(can, json_string(plan_backend_name(b)));
+        json_object_set_new(o, "backends", can);
         json_object_set_new(o, "memory_gib", num_array(e->memory_gb, e->n_memory));
         json_object_set_new(o, "gpu_mem_share", num_array(e->gpu_share, e->n_memory));
         json_object_set_new(o, "memory_type", json_string(e->memory_type));

@@ -70,6 +70,14 @@ t 0 "models --json" "$bin" models --json
 python3 -c "import json,sys; d=json.load(open('$out')); assert len(d)>=30 and all(m['source'] for m in d)" || fail=1
 t 0 "hw --json" "$bin" hw --json
 python3 -c "import json,sys; d=json.load(open('$out')); assert len(d)>=40 and all(m['source'] for m in d)" || fail=1
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+d = {m["id"]: m for m in json.load(open(sys.argv[1]))}
+x = d["rx-7900-xtx"]  # its default, and what else llama.cpp runs on it ('plan --backend' refuses the rest)
+assert x["backend"] == "ROCm" and "Vulkan" in x["backends"] and "Metal" not in x["backends"], x
+assert d["apple-m1-max"]["backend"] == "Metal" and "CUDA" not in d["apple-m1-max"]["backends"], d["apple-m1-max"]
+assert all(m["backends"] == ["CPU"] for m in d.values() if m["category"] == "cpu_platform")
+PY
 t 2 "hw bad option" "$bin" hw --bogus
 if [ -n "${FITCHECK_MODELS:-}" ] && [ -f "$FITCHECK_MODELS/gemma-3-270m-q4_k_m.gguf" ]; then
     t 0 "plan a real GGUF" "$bin" plan "$FITCHECK_MODELS/gemma-3-270m-q4_k_m.gguf" --json

@@ -102,4 +102,16 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backen
 t 0 "plan --backend sycl" "$bin" plan llama-2-7b --hw arc-b580 --backend sycl --bench pp512,tg128 -o json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(x['backends']=='SYCL' and x['avg_ts']>0 for x in r), r" "$out" || fail=1
 t 2 "plan --backend bad" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend opencl
+# a backend the device cannot run is an impossible flag: exit 2, naming the device and what it does run
+t 2 "plan --backend metal on a Radeon" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend metal --bench tg128
+grep -q "cannot run Metal on the Radeon RX 7900 XTX; it runs ROCm, Vulkan or SYCL" "$errf" ||
+    { echo "FAIL: Metal on a Radeon not explained"; cat "$errf"; fail=1; }
+[ ! -s "$out" ] || { echo "FAIL: Metal on a Radeon printed a plan"; fail=1; }
+t 2 "plan --backend cuda on a Mac" "$bin" plan llama-2-7b --hw apple-m1-max --backend cuda
+grep -q "cannot run CUDA on the Apple M1 Max; it runs Metal or Vulkan" "$errf" || { echo "FAIL: CUDA on a Mac"; cat "$errf"; fail=1; }
+t 2 "plan --backend rocm on an Arc" "$bin" plan llama-2-7b --hw arc-b580 --backend rocm
+t 2 "plan --backend vulkan without a GPU" "$bin" plan llama-2-7b --hw cpu-ddr5-6400-2ch --backend vulkan
+grep -q "no GPU to run it on" "$errf" || { echo "FAIL: a GPU backend without a GPU"; cat "$errf"; fail=1; }
+t 0 "plan --backend vulkan on a Mac" "$bin" plan llama-2-7b --hw apple-m1-max --backend vulkan --bench tg128 -o json
+t 0 "plan --backend cpu without a GPU" "$bin" plan llama-2-7b --hw cpu-ddr5-6400-2ch --backend cpu --bench tg128 -o json
 exit $fail
