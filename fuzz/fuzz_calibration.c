@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!e) return 0;
     fc_err err = {0};
     if (plan_efficiency_load(e, path, &err) == FC_OK) {
-        for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
+        for (int be = 0; be < PLAN_EFF_SETS; be++)
             for (int eng = 0; eng < PLAN_ENG_COUNT; eng++)
                 for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
                     if (!isfinite(e->set[be][eng].scalar[i])) abort();

@@ -30,6 +30,28 @@ static int name_index(const char *const *names, int n, const char *s) {
     return -1;
 }
 
+const char *plan_eff_set_name(int set) {
+    return set == PLAN_EFF_SET_CPU_DATASHEET ? "CPU-datasheet" : plan_backend_name(set);
+}
+int plan_eff_set_backend(int set) { return set == PLAN_EFF_SET_CPU_DATASHEET ? PLAN_CPU : set; }
+bool plan_eff_set_used(int set, int engine) {
+    return set >= 0 && set < PLAN_EFF_SETS && engine >= 0 && engine < PLAN_ENG_COUNT &&
+           (set != PLAN_EFF_SET_CPU_DATASHEET || engine == PLAN_ENG_LLAMACPP);
+}
+
+int plan_eff_set_of(const plan_speed_dev *d, int engine) {
+    if (d->backend < 0 || d->backend >= PLAN_BACKEND_COUNT) return PLAN_CPU;
+    if (d->backend == PLAN_CPU && d->datasheet && plan_eff_set_used(PLAN_EFF_SET_CPU_DATASHEET, engine))
+        return PLAN_EFF_SET_CPU_DATASHEET;
+    return d->backend;
+}
+
+static int set_from_name(const char *s) {
+    for (int i = 0; i < PLAN_EFF_SETS; i++)
+        if (!strcasecmp(plan_eff_set_name(i), s)) return i;
+    return -1;
+}
+
 int plan_backend_from_name(const char *s) {
     for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
         if (!strcasecmp(plan_backend_name(b), s)) return b;
@@ -65,7 +87,7 @@ uint32_t plan_kernel_family(uint32_t type) {
     }
 }
 
-static int eff_store_one(plan_efficiency *e, int be, const char *eng_s, const char *param, const char *type_s, double v,
+static int eff_store_one(plan_efficiency *e, int set, const char *eng_s, const char *param, const char *type_s, double v,
                          const char *where, fc_err *err);
 
 /* Stores one constant; type "" or "*" sets the default for types without a
@@ -80,18 +102,20 @@ static int eff_store(plan_efficiency *e, const char *be_s, const char *eng_s, co
         }
         return FC_OK;
     }
-    int be = plan_backend_from_name(be_s);
-    if (be < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown backend '%s'", where, be_s);
-    return eff_store_one(e, be, eng_s, param, type_s, v, where, err);
+    int set = set_from_name(be_s);
+    if (set < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown backend '%s'", where, be_s);
+    return eff_store_one(e, set, eng_s, param, type_s, v, where, err);
 }
 
-static int eff_store_one(plan_efficiency *e, int be, const char *eng_s, const char *param, const char *type_s, double v,
+static int eff_store_one(plan_efficiency *e, int set, const char *eng_s, const char *param, const char *type_s, double v,
                          const char *where, fc_err *err) {
     int eng = plan_engine_from_name(eng_s);
     if (eng < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown engine '%s'", where, eng_s);
+    if (!plan_eff_set_used(set, eng))
+        return fc_err_set(err, FC_EINPUT, "%s: %s has no %s set", where, plan_eff_set_name(set), eng_s);
     if (!isfinite(v) || v <= 0 || v > EFF_VALUE_MAX)
         return fc_err_set(err, FC_EINPUT, "%s: value %g out of range (0, %g]", where, v, EFF_VALUE_MAX);
-    plan_eff_set *s = &e->set[be][eng];
+    plan_eff_set *s = &e->set[set][eng];
     int p = name_index(scalar_names, PLAN_EFF_SCALAR_COUNT, param);
     if (p >= 0) {
         if (type_s[0] && strcmp(type_s, "*"))
@@ -146,21 +170,22 @@ int plan_efficiency_builtin(plan_efficiency *e, fc_err *err) {
     if (rc) return rc;
     /* Every backend and engine must be complete: a missing constant would
      * silently predict infinity or zero. */
-    for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
+    for (int be = 0; be < PLAN_EFF_SETS; be++)
         for (int eng = 0; eng < PLAN_ENG_COUNT; eng++) {
+            if (!plan_eff_set_used(be, eng)) continue;
             const plan_eff_set *s = &e->set[be][eng];
             for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
                 if (!(s->scalar[i] > 0) && i != PLAN_EFF_ATTN_DEC && i != PLAN_EFF_ATTN_KV)
                     return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no %s for %s/%s", scalar_names[i],
-                                      plan_backend_name(be), engine_names[eng]);
+                                      plan_eff_set_name(be), engine_names[eng]);
             /* decode attention per query MAC, per cached element, or both (planner.h) */
             if (!(s->scalar[PLAN_EFF_ATTN_DEC] > 0) && !(s->scalar[PLAN_EFF_ATTN_KV] > 0))
                 return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no attn_dec or attn_kv for %s/%s",
-                                  plan_backend_name(be), engine_names[eng]);
+                                  plan_eff_set_name(be), engine_names[eng]);
             for (int i = 0; i < PLAN_EFF_TYPED_COUNT; i++)
                 if (!(s->typed_default[i] > 0))
                     return fc_err_set(err, FC_ERUNTIME, "data/efficiency.csv: no default %s for %s/%s",
-                                      typed_names[i], plan_backend_name(be), engine_names[eng]);
+                                      typed_names[i], plan_eff_set_name(be), engine_names[eng]);
         }
     return FC_OK;
 }
@@ -173,21 +198,24 @@ int plan_efficiency_prior(plan_efficiency *e, fc_err *err) {
     /* llama.cpp's GPU sets start over: no per-type row survives from the fitted table */
     for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
         if (be != PLAN_CPU) memset(e->set[be][PLAN_ENG_LLAMACPP].typed, 0, sizeof e->set[be][PLAN_ENG_LLAMACPP].typed);
+    /* the datasheet CPU starts from this machine's measured one, which no corpus row shaped */
+    e->set[PLAN_EFF_SET_CPU_DATASHEET][PLAN_ENG_LLAMACPP] = e->set[PLAN_CPU][PLAN_ENG_LLAMACPP];
     return plan_efficiency_parse_csv(e, csv, "data/efficiency_prior.csv", err);
 }
 
-void plan_efficiency_write_csv(const plan_efficiency *e, int be, int eng, const char *source, FILE *out) {
-    const plan_eff_set *s = &e->set[be][eng];
+void plan_efficiency_write_csv(const plan_efficiency *e, int set, int eng, const char *source, FILE *out) {
+    const plan_eff_set *s = &e->set[set][eng];
+    const char *be = plan_eff_set_name(set);
     for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
         if (s->scalar[i] > 0) /* 0: a term this set does not have (attn_dec or attn_kv) */
-            fprintf(out, "%s,%s,%s,,%.4g,%s\n", plan_backend_name(be), engine_names[eng], scalar_names[i], s->scalar[i],
+            fprintf(out, "%s,%s,%s,,%.4g,%s\n", be, engine_names[eng], scalar_names[i], s->scalar[i],
                     source);
     for (int i = 0; i < PLAN_EFF_TYPED_COUNT; i++) {
-        fprintf(out, "%s,%s,%s,*,%.4g,%s\n", plan_backend_name(be), engine_names[eng], typed_names[i], s->typed_default[i],
+        fprintf(out, "%s,%s,%s,*,%.4g,%s\n", be, engine_names[eng], typed_names[i], s->typed_default[i],
                 source);
         for (int t = 0; t < GGML_TYPE_COUNT; t++)
             if (s->typed[i][t] > 0)
-                fprintf(out, "%s,%s,%s,%s,%.4g,%s\n", plan_backend_name(be), engine_names[eng], typed_names[i],
+                fprintf(out, "%s,%s,%s,%s,%.4g,%s\n", be, engine_names[eng], typed_names[i],
                         ggml_type_get(t)->name, s->typed[i][t], source);
     }
 }
@@ -248,7 +276,7 @@ int plan_efficiency_load(plan_efficiency *e, const char *path, fc_err *err) {
 }
 
 static json_t *calib_row(int be, int eng, const char *param, const char *type, double v) {
-    return json_pack("{s:s,s:s,s:s,s:s,s:f}", "backend", plan_backend_name(be), "engine", engine_names[eng], "param",
+    return json_pack("{s:s,s:s,s:s,s:s,s:f}", "backend", plan_eff_set_name(be), "engine", engine_names[eng], "param",
                      param, "type", type, "value", v);
 }
 
@@ -257,8 +285,9 @@ int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err
     int rc = plan_efficiency_builtin(&base, err);
     if (rc) return rc;
     json_t *rows = json_array();
-    for (int be = 0; be < PLAN_BACKEND_COUNT; be++)
+    for (int be = 0; be < PLAN_EFF_SETS; be++)
         for (int eng = 0; eng < PLAN_ENG_COUNT; eng++) {
+            if (!plan_eff_set_used(be, eng)) continue;
             const plan_eff_set *s = &e->set[be][eng], *b = &base.set[be][eng];
             for (int i = 0; i < PLAN_EFF_SCALAR_COUNT; i++)
                 if (s->scalar[i] != b->scalar[i])

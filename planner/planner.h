@@ -327,9 +327,23 @@ typedef struct plan_eff_set {
     double typed_default[PLAN_EFF_TYPED_COUNT];
 } plan_eff_set;
 
+/* The sets: one per backend, and a CPU described by its datasheet (a catalog
+ * platform, a corpus row) apart from a CPU the probe measured: llama.cpp's CPU
+ * rates per datasheet FLOP are not its rates per SGEMM FLOP the probe
+ * measures, and decode and prefill differ in that (docs/speed-model.md), so
+ * no one conversion factor serves. Only llama.cpp's kernels have such a set:
+ * fitcheck's engine runs on a probed machine. */
+#define PLAN_EFF_SET_CPU_DATASHEET PLAN_BACKEND_COUNT
+#define PLAN_EFF_SETS (PLAN_BACKEND_COUNT + 1)
 typedef struct plan_efficiency {
-    plan_eff_set set[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT];
+    plan_eff_set set[PLAN_EFF_SETS][PLAN_ENG_COUNT];
 } plan_efficiency;
+/* "CUDA", ..., "CPU-datasheet" (the backend column of data/efficiency.csv). */
+const char *plan_eff_set_name(int set);
+/* The backend a set's constants are for (the datasheet CPU's: PLAN_CPU). */
+int plan_eff_set_backend(int set);
+/* Whether a set exists for an engine (the datasheet CPU's only for llama.cpp's). */
+bool plan_eff_set_used(int set, int engine);
 
 /* CSV without quoting, as the data tables are written: the next line of the
  * text at *cursor into line (1; 0 at the end; -1 if longer than cap), and a
@@ -357,8 +371,8 @@ int plan_efficiency_save(const plan_efficiency *e, const char *path, fc_err *err
  * data/efficiency_prior.csv (one set of assumptions for every GPU backend).
  * Cross-validation starts here, so a held-out group informs nothing. */
 int plan_efficiency_prior(plan_efficiency *e, fc_err *err);
-/* Every constant of one backend and engine as data/efficiency.csv rows. */
-void plan_efficiency_write_csv(const plan_efficiency *e, int be, int eng, const char *source, FILE *out);
+/* Every constant of one set and engine as data/efficiency.csv rows. */
+void plan_efficiency_write_csv(const plan_efficiency *e, int set, int eng, const char *source, FILE *out);
 /* $XDG_CACHE_HOME/fitcheck/calibration.json */
 int plan_calibration_default_path(char *buf, size_t cap, fc_err *err);
 double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type);
@@ -381,7 +395,10 @@ typedef struct plan_speed_dev {
      * repackable types' kernels run at PLAN_CPU_PLAIN_SHARE of the fitted rates.
      * PLAN_REPACK_NONE (0): as fitted. */
     int plain_isa;
+    bool datasheet;        /* a CPU whose figures are its datasheet's, not the probe's (PLAN_EFF_SET_CPU_DATASHEET) */
 } plan_speed_dev;
+/* The set of constants a device's kernels use (plan_efficiency.set[..][engine]). */
+int plan_eff_set_of(const plan_speed_dev *d, int engine);
 
 /* What one device computes per token. Bytes and elements are of the weight
  * matrices it multiplies (MoE experts already scaled to the routed share). */

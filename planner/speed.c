@@ -34,10 +34,8 @@
 #define PLAN_CPU_PLAIN_SHARE 0.55
 
 static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_setup *s, int d) {
-    int be = s->dev[d].backend;
-    if (be < 0 || be >= PLAN_BACKEND_COUNT) be = PLAN_CPU;
     int eng = s->engine >= 0 && s->engine < PLAN_ENG_COUNT ? s->engine : PLAN_ENG_LLAMACPP;
-    return &e->set[be][eng];
+    return &e->set[plan_eff_set_of(&s->dev[d], eng)][eng];
 }
 
 bool plan_speed_load_busy(const plan_speed_load *l) {

@@ -13,6 +13,12 @@
 /* A CPU without a measured SGEMM (catalog platforms, quick profiles): its
  * cores, or 8 when unknown, at the default per-core rate. */
 #define PLAN_DEFAULT_CPU_CORES 8
+/* That per-core rate for a CPU known from its datasheet (the catalog's memory
+ * platforms give no FP32 figure), on the basis the CPU-datasheet constants are
+ * fitted on (data/bench_devices.csv: cores x FP32 FLOP per cycle x clock): a
+ * desktop core of 2020-2025, two 256-bit FMA pipes (Zen 3/4, Golden Cove),
+ * 32 FLOP per cycle, at 4.0 GHz — the corpus's Ryzen 9 7940HS row. */
+#define PLAN_DATASHEET_CORE_GFLOPS (32 * 4.0)
 
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     memset(s, 0, sizeof *s);
@@ -22,9 +28,11 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
                  : d->backend == PLAN_CPU      ? d->bandwidth_gbs * PLAN_CPU_READ_OF_SPEC
                                                : d->bandwidth_gbs * PLAN_GPU_READ_OF_SPEC;
     if (d->backend == PLAN_CPU) {
+        s->datasheet = !d->bandwidth_measured;
         if (d->rpc) s->plain_isa = d->cpu_repack; /* an rpc-server's buffers are plain (speed.c) */
+        double per_core = s->datasheet ? PLAN_DATASHEET_CORE_GFLOPS : PLAN_DEFAULT_CPU_GFLOPS;
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
-                                       : PLAN_DEFAULT_CPU_GFLOPS * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
+                                       : per_core * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
     } else {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;

@@ -37,12 +37,18 @@ void rep_calibrate_csv(FILE *out, const rep_calibrate_view *v) {
     snprintf(source, sizeof source,
              "fitted by 'fitcheck calibrate --from-prior' to %d published llama-bench results (data/bench_corpus.csv; "
              "in-sample median %.1f%%; out of sample: docs/speed-model.md)", v->after.n, 100 * v->after.median_abs_err);
-    bool done[PLAN_BACKEND_COUNT][PLAN_ENG_COUNT] = {{false}};
+    /* the sets the measurements' devices ran on, each once */
+    bool done[PLAN_EFF_SETS][PLAN_ENG_COUNT] = {{false}};
     for (int i = 0; i < v->set->n; i++) {
-        int be = v->set->m[i].backend, eng = v->set->m[i].engine;
-        if (be < 0 || be >= PLAN_BACKEND_COUNT || eng < 0 || eng >= PLAN_ENG_COUNT || done[be][eng]) continue;
-        done[be][eng] = true;
-        plan_efficiency_write_csv(v->after_e, be, eng, source, out);
+        const plan_speed_setup *su = &v->set->m[i].setup;
+        int eng = su->engine;
+        if (eng < 0 || eng >= PLAN_ENG_COUNT) continue;
+        for (int d = 0; d < su->n_dev; d++) {
+            int set = plan_eff_set_of(&su->dev[d], eng);
+            if (done[set][eng] || !plan_speed_load_busy(&su->load[d])) continue;
+            done[set][eng] = true;
+            plan_efficiency_write_csv(v->after_e, set, eng, source, out);
+        }
     }
 }
 

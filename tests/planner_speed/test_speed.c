@@ -339,5 +339,21 @@ int main(void) {
     CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,nope,,1,x\n", "bad.csv", &err) == FC_EINPUT);
     CHECK(plan_efficiency_parse_csv(&e, "h\ntpu,llama.cpp,bw_eff,,1,x\n", "bad.csv", &err) == FC_EINPUT);
     CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,dec_rate,q9_9,1,x\n", "bad.csv", &err) == FC_EINPUT);
+    /* A CPU from its datasheet has its own llama.cpp set; fitcheck's engine has none (it runs on a probed machine). */
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncpu-datasheet,fitcheck,bw_eff,,0.9,x\n", "bad.csv", &err) == FC_EINPUT);
+    CHECK(strstr(err.msg, "bad.csv:2") != NULL);
+    plan_speed_dev probed = {.backend = PLAN_CPU}, sheet = {.backend = PLAN_CPU, .datasheet = true};
+    CHECK(plan_eff_set_of(&probed, PLAN_ENG_LLAMACPP) == PLAN_CPU);
+    CHECK(plan_eff_set_of(&sheet, PLAN_ENG_LLAMACPP) == PLAN_EFF_SET_CPU_DATASHEET);
+    CHECK(plan_eff_set_of(&sheet, PLAN_ENG_FITCHECK) == PLAN_CPU);
+    /* the catalog's CPU platforms are on the datasheet basis, this machine's probe on the measured one */
+    plan_device cat = {.backend = PLAN_CPU, .bandwidth_gbs = 100}, meas = cat;
+    meas.bandwidth_measured = true;
+    plan_speed_dev_from_device(&sheet, &cat);
+    plan_speed_dev_from_device(&probed, &meas);
+    CHECK(sheet.datasheet && !probed.datasheet);
+    /* the two sets differ: the datasheet one is fitted to the corpus, the measured one to this machine's runs */
+    const plan_eff_set *ds = &b.set[PLAN_EFF_SET_CPU_DATASHEET][PLAN_ENG_LLAMACPP], *ms = &b.set[PLAN_CPU][PLAN_ENG_LLAMACPP];
+    CHECK(plan_eff_typed_get(ds, PLAN_EFF_PP, GGML_TYPE_Q4_0) != plan_eff_typed_get(ms, PLAN_EFF_PP, GGML_TYPE_Q4_0));
     return check_done("speed");
 }
