@@ -216,6 +216,9 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
             have_host = true;
             hw_fill(&hw->host, &e, gib);
             hw->host.backend = PLAN_CPU;
+            /* a unified machine's FP32 figure is its GPU's: its CPU cores are not in the catalog
+             * (the speed model then counts default cores, planner/speed_plan.c) */
+            if (unified) hw->host.fp32_tflops = 0;
             hw->host.cpu_repack = hw_repack_of(&e);
             if (!unified) continue;
         }

@@ -945,6 +945,7 @@ typedef struct plan_rank_row {
     double price_usd;              /* launch price, 0 = none published */
     bool below_floor;              /* fits, but decodes under the request's min_tps */
     int where;                     /* enum plan_where */
+    int backend;                   /* enum plan_backend its GPU runs (its own, or --backend); CPU for a CPU platform */
     plan_params params;            /* the placement found */
     plan_speed_result speed;       /* valid when where != PLAN_ON_NONE */
 } plan_rank_row;

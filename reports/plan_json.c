@@ -187,6 +187,7 @@ json_t *rep_rank_json(const plan_result *r, const plan_rank *rk, double min_tps)
         json_t *j = json_pack("{s:s,s:f,s:s}", "device", x->id, "memory_gib", x->mem_gib, "fits",
                               plan_where_name(x->where));
         json_object_set_new(j, "n_gpu_layers", json_integer(plan_ngl_count(&x->params, &r->model->hp)));
+        json_object_set_new(j, "backend", json_string(plan_backend_name(x->backend)));
         json_object_set_new(j, "launch_price_usd", x->price_usd > 0 ? json_real(x->price_usd) : json_null());
         json_object_set_new(j, "below_floor", json_boolean(x->below_floor));
         json_object_set_new(j, "speed", x->where == PLAN_ON_NONE ? json_null() : speed_json(&x->speed));

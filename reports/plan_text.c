@@ -171,8 +171,8 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
     fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM);\n"
                  "devices decoding at least %g t/s first\n",
             fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx, min_tps);
-    fprintf(out, "%4s %-26s %8s %7s  %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "fits", "ngl",
-            "pp512", "tg128", "tg@ctx", "t/s/k$");
+    fprintf(out, "%4s %-26s %8s %7s  %-7s %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "backend",
+            "fits", "ngl", "pp512", "tg128", "tg@ctx", "t/s/k$");
     for (size_t i = 0; i < rk->n; i++) {
         const plan_rank_row *x = &rk->row[i];
         char ngl[16] = "-", price[16] = "-", per[16] = "-";
@@ -180,7 +180,8 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
         if (x->price_usd > 0) snprintf(price, sizeof price, "$%.0f", x->price_usd);
         if (x->price_usd > 0 && x->where != PLAN_ON_NONE)
             snprintf(per, sizeof per, "%.1f", x->speed.tg128 / (x->price_usd / 1000));
-        fprintf(out, "%4zu %-26s %6.0f G %7s  %-20s", i + 1, x->id, x->mem_gib, price, plan_where_name(x->where));
+        fprintf(out, "%4zu %-26s %6.0f G %7s  %-7s %-20s", i + 1, x->id, x->mem_gib, price, plan_backend_name(x->backend),
+                plan_where_name(x->where));
         if (x->where != PLAN_ON_NONE)
             fprintf(out, " %5s %9.0f %8.1f %9.1f %9s%s", ngl, x->speed.pp512, x->speed.tg128, x->speed.tg_depth, per,
                     x->below_floor ? "  below the floor" : "");

@@ -114,4 +114,23 @@ t 2 "plan --backend vulkan without a GPU" "$bin" plan llama-2-7b --hw cpu-ddr5-6
 grep -q "no GPU to run it on" "$errf" || { echo "FAIL: a GPU backend without a GPU"; cat "$errf"; fail=1; }
 t 0 "plan --backend vulkan on a Mac" "$bin" plan llama-2-7b --hw apple-m1-max --backend vulkan --bench tg128 -o json
 t 0 "plan --backend cpu without a GPU" "$bin" plan llama-2-7b --hw cpu-ddr5-6400-2ch --backend cpu --bench tg128 -o json
+# --hw all --backend: the devices that can run it, on it
+t 0 "rank --backend metal" "$bin" plan llama-2-7b --hw all --backend metal --json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+h = json.load(open(sys.argv[1]))["hardware"]
+assert len(h) >= 10 and all(x["backend"] == "Metal" and x["device"].startswith("apple-") for x in h), h
+PY
+t 0 "rank --backend cpu" "$bin" plan llama-2-7b --hw all --backend cpu --json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+h = json.load(open(sys.argv[1]))["hardware"]
+assert len(h) >= 5 and all(x["backend"] == "CPU" and x["fits"] == "CPU" for x in h), h
+PY
+t 0 "rank, each device's own backend" "$bin" plan llama-2-7b --hw all --json
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+b = {x["device"]: x["backend"] for x in json.load(open(sys.argv[1]))["hardware"]}
+assert b["rtx-4090"] == "CUDA" and b["rx-7900-xtx"] == "ROCm" and b["apple-m1-max"] == "Metal", b
+PY
 exit $fail
