@@ -33,7 +33,6 @@ static int name_index(const char *const *names, int n, const char *s) {
 const char *plan_eff_set_name(int set) {
     return set == PLAN_EFF_SET_CPU_DATASHEET ? "CPU-datasheet" : plan_backend_name(set);
 }
-int plan_eff_set_backend(int set) { return set == PLAN_EFF_SET_CPU_DATASHEET ? PLAN_CPU : set; }
 bool plan_eff_set_used(int set, int engine) {
     return set >= 0 && set < PLAN_EFF_SETS && engine >= 0 && engine < PLAN_ENG_COUNT &&
            (set != PLAN_EFF_SET_CPU_DATASHEET || engine == PLAN_ENG_LLAMACPP);

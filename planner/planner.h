@@ -340,8 +340,6 @@ typedef struct plan_efficiency {
 } plan_efficiency;
 /* "CUDA", ..., "CPU-datasheet" (the backend column of data/efficiency.csv). */
 const char *plan_eff_set_name(int set);
-/* The backend a set's constants are for (the datasheet CPU's: PLAN_CPU). */
-int plan_eff_set_backend(int set);
 /* Whether a set exists for an engine (the datasheet CPU's only for llama.cpp's). */
 bool plan_eff_set_used(int set, int engine);
 
