@@ -38,20 +38,15 @@ static int request_check(const plan_request *rq, fc_err *err) {
     return FC_OK;
 }
 
-/* --backend names what every GPU runs: there must be one, and each must be
- * able to run it (a Radeon has no Metal); the CPU backend runs anywhere. */
-static int backend_check(const plan_request *rq, fc_err *err) {
-    const plan_hw *hw = rq->hw;
-    if (rq->backend < 0 || rq->backend >= PLAN_BACKEND_COUNT)
-        return fc_err_set(err, FC_EINPUT, "backend %d unknown", rq->backend);
-    const char *name = plan_backend_name(rq->backend);
-    if (rq->backend == PLAN_CPU) return FC_OK;
-    if (!hw->n_gpu)
+int plan_hw_use_backend(plan_hw *hw, int backend, fc_err *err) {
+    if (backend < 0 || backend >= PLAN_BACKEND_COUNT) return fc_err_set(err, FC_EINPUT, "backend %d unknown", backend);
+    const char *name = plan_backend_name(backend);
+    if (backend != PLAN_CPU && !hw->n_gpu)
         return fc_err_set(err, FC_EINPUT, "--backend %s: no GPU to run it on (%s); --backend cpu plans the CPU", name,
                           hw->label[0] ? hw->label : "this machine");
     for (int g = 0; g < hw->n_gpu; g++) {
         unsigned can = hw->gpu[g].backends;
-        if (!can || (can & (1u << rq->backend))) continue;
+        if (backend == PLAN_CPU || !can || (can & (1u << backend))) continue;
         unsigned gpu_only = can & ~(1u << PLAN_CPU);
         char list[96] = ""; /* at most the five GPU backends' names */
         size_t used = 0;
@@ -64,6 +59,7 @@ static int backend_check(const plan_request *rq, fc_err *err) {
         return fc_err_set(err, FC_EINPUT, "--backend %s: llama.cpp cannot run %s on the %s; it runs %s there (or "
                           "--backend cpu)", name, name, hw->gpu[g].name, list);
     }
+    for (int g = 0; g < hw->n_gpu; g++) hw->gpu[g].backend = backend;
     return FC_OK;
 }
 
@@ -132,11 +128,9 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     r->hw = *rq->hw;
     r->params = rq->params;
     if (rq->set_backend) {
-        int rc = backend_check(rq, err);
+        int rc = plan_hw_use_backend(&r->hw, rq->backend, err);
         if (rc) return rc;
-        /* --backend: the GPUs run it; the CPU backend means no layers on them */
-        for (int g = 0; g < r->hw.n_gpu; g++) r->hw.gpu[g].backend = rq->backend;
-        if (rq->backend == PLAN_CPU) r->params.n_gpu_layers = 0;
+        if (rq->backend == PLAN_CPU) r->params.n_gpu_layers = 0; /* the CPU backend: no layers on the GPUs */
     }
     int rc = request_check(rq, err);
     if (!rc) rc = plan_memory_compute(&r->mem, rq->model, &r->hw, &r->params, err);

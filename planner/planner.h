@@ -920,6 +920,10 @@ typedef struct plan_result {
  * -ts values than GPUs); a request with a cluster fills res->cluster
  * (plan_cluster_make). Free with plan_result_free. */
 int plan_make(const plan_request *rq, plan_result *res, fc_err *err);
+/* --backend: every GPU of hw runs it. FC_EINPUT, naming what the GPU does run,
+ * where one cannot (a Radeon has no Metal), or where there is no GPU for a
+ * GPU backend; the CPU backend runs anywhere. */
+int plan_hw_use_backend(plan_hw *hw, int backend, fc_err *err);
 void plan_result_free(plan_result *res);
 
 /* `fitcheck models --local` (planner/local.c): the GGUF models found on this

@@ -9,18 +9,6 @@
 /* Reaching the floor, then below it, then not fitting at all. */
 static int rank_tier(const plan_rank_row *r) { return r->where == PLAN_ON_NONE ? 2 : r->below_floor; }
 
-/* --backend ranks the devices that can run it, on it. The CPU backend ranks
- * the CPU platforms: a GPU's entry would plan this machine's CPU, and a
- * unified machine's CPU cores are not in the catalog (its figures are its
- * GPU's). */
-static bool rank_backend_fits(const plan_request *rq, const plan_hw_entry *ent, plan_hw *hw) {
-    if (!rq->set_backend) return true;
-    if (rq->backend == PLAN_CPU) return hw->n_gpu == 0;
-    if (!(plan_hw_entry_backends(ent) & (1u << rq->backend)) || !hw->n_gpu) return false;
-    for (int g = 0; g < hw->n_gpu; g++) hw->gpu[g].backend = rq->backend;
-    return true;
-}
-
 static int rank_cmp(const void *a, const void *b) {
     const plan_rank_row *x = a, *y = b;
     if (rank_tier(x) != rank_tier(y)) return rank_tier(x) - rank_tier(y);
@@ -42,7 +30,12 @@ int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out
         plan_hw_entry ent;
         if ((rc = plan_hwcat_get(i, &ent, err)) || (rc = plan_hw_from_catalog(hw, ent.id, err))) break;
         if (budget_usd > 0 && (ent.price_usd <= 0 || ent.price_usd > budget_usd)) continue;
-        if (!rank_backend_fits(rq, &ent, hw)) continue;
+        /* --backend ranks the devices that can run it, on it; the CPU backend the CPU
+         * platforms: a GPU's entry would plan this machine's CPU, and a unified
+         * machine's CPU cores are not in the catalog (its figures are its GPU's). */
+        fc_err unfit = {0};
+        if (rq->set_backend && (rq->backend == PLAN_CPU ? hw->n_gpu > 0 : plan_hw_use_backend(hw, rq->backend, &unfit)))
+            continue;
         plan_rank_row *r = &out->row[out->n++];
         r->backend = hw->n_gpu ? hw->gpu[0].backend : PLAN_CPU;
         snprintf(r->id, sizeof r->id, "%s", ent.id);
