@@ -322,18 +322,58 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
 
 /* ---- the whole breakdown ---------------------------------------------------- */
 
-/* Types the CPU backend repacks per instruction set, and the row multiple
- * it needs (ggml_repack_get_optimal_repack_type). */
-typedef struct repack_rule { int isa; uint32_t type; int64_t rows; } repack_rule;
+/* Types the CPU backend repacks per instruction set, the row multiple it
+ * needs (ggml_repack_get_optimal_repack_type), and the share of the fitted
+ * (repacked) kernel rate the type's plain kernels run at when its weights stay
+ * in plain buffers (an rpc-server's CPU device, -nr), in decode and in prefill.
+ *
+ * x86 AVX-512, Q4_0 and Q4_K: llama-bench --repack 0 vs 1 (the llama.cpp tree
+ * of bench/llamacpp_build.sh: CPU_REPACK q4_0_8x8 / q4_K_8x8, AMX off) on
+ * `fitcheck gen --like llama-3.2-1b` Q4_0 and Q4_K_M files, pp512 and tg64 at
+ * 1 and 2 threads, 3 interleaved cycles (48 rows) on a 2-core Sapphire Rapids
+ * VM, 4 Dec 2026. Whole runs, plain / repacked: Q4_0 pp 0.71 (0.68-0.73 at
+ * pp64 and pp128 too), tg 0.53; Q4_K_M pp 1.45 (1.22 at pp64), tg 0.64: its
+ * plain Q4_K prefill is the faster, the AVX-512 q4_K_8x8 GEMM paying for its
+ * staging (ggml-org/llama.cpp#22525). The shares are the values at which
+ * `fitcheck calibrate` on those rows fits both buffer kinds best (each scanned
+ * with the others fixed; median 2.9-3.3%): Q4_0 decode 0.50, prefill 0.70;
+ * Q4_K decode 0.55, prefill 2.1, above the file's 1.45 because 42% of its
+ * weight bytes (the Q6_K tensors) are not repacked: 445 of 763 MiB went to
+ * CPU_REPACK. The other x86 types, unmeasured, take Q4_0's: the same 8-row
+ * interleave and integer GEMM; AVX2 too (its Q4_K GEMM is not AVX-512's).
+ *
+ * ARM: whole-run ratios of llama-bench on an M4 Max, 8 threads, from the PRs
+ * that added the kernels (a kernel's own share is further from 1, the rest of
+ * the run being unchanged): Q4_K (i8mm, #16739, llama 8B) tg 0.91, pp 0.62;
+ * Q5_K (#18860, qwen3 8B) tg 0.90, pp 0.48; Q6_K (#19360, dotprod build,
+ * qwen3 8B) tg 0.78, pp 0.32. The unmeasured ARM types take Q4_K's. */
+#define X86_Q40_DEC 0.50
+#define X86_Q40_PP 0.70
+#define ARM_Q4K_DEC 0.91
+#define ARM_Q4K_PP 0.62
+typedef struct repack_rule {
+    int isa;
+    uint32_t type;
+    int64_t rows;
+    double plain_dec, plain_pp;
+} repack_rule;
 static const repack_rule repack_rules[] = {
-    {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_0, 8},   {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_K, 8},
-    {PLAN_REPACK_X86_AVX2, GGML_TYPE_IQ4_NL, 8}, {PLAN_REPACK_X86_AVX2, GGML_TYPE_MXFP4, 8},
-    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_0, 8}, {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_K, 8},
-    {PLAN_REPACK_X86_AVX512, GGML_TYPE_IQ4_NL, 8}, {PLAN_REPACK_X86_AVX512, GGML_TYPE_MXFP4, 8},
-    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q2_K, 8}, {PLAN_REPACK_ARM, GGML_TYPE_Q4_0, 4},
-    {PLAN_REPACK_ARM, GGML_TYPE_Q4_K, 8},        {PLAN_REPACK_ARM, GGML_TYPE_Q5_K, 8},
-    {PLAN_REPACK_ARM, GGML_TYPE_Q6_K, 8},        {PLAN_REPACK_ARM, GGML_TYPE_IQ4_NL, 4},
-    {PLAN_REPACK_ARM, GGML_TYPE_MXFP4, 4},       {PLAN_REPACK_ARM, GGML_TYPE_Q8_0, 4},
+    {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_0, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX2, GGML_TYPE_Q4_K, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX2, GGML_TYPE_IQ4_NL, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX2, GGML_TYPE_MXFP4, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_0, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q4_K, 8, 0.55, 2.1},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_IQ4_NL, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_MXFP4, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_X86_AVX512, GGML_TYPE_Q2_K, 8, X86_Q40_DEC, X86_Q40_PP},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q4_0, 4, ARM_Q4K_DEC, ARM_Q4K_PP},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q4_K, 8, ARM_Q4K_DEC, ARM_Q4K_PP},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q5_K, 8, 0.90, 0.48},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q6_K, 8, 0.78, 0.32},
+    {PLAN_REPACK_ARM, GGML_TYPE_IQ4_NL, 4, ARM_Q4K_DEC, ARM_Q4K_PP},
+    {PLAN_REPACK_ARM, GGML_TYPE_MXFP4, 4, ARM_Q4K_DEC, ARM_Q4K_PP},
+    {PLAN_REPACK_ARM, GGML_TYPE_Q8_0, 4, ARM_Q4K_DEC, ARM_Q4K_PP},
 };
 
 static const repack_rule *repack_rule_of(int isa, uint32_t type) {
@@ -343,6 +383,11 @@ static const repack_rule *repack_rule_of(int isa, uint32_t type) {
 }
 
 bool plan_repack_type(int isa, uint32_t type) { return repack_rule_of(isa, type) != NULL; }
+
+double plan_repack_plain_share(int isa, uint32_t type, bool prefill) {
+    const repack_rule *r = repack_rule_of(isa, type);
+    return !r ? 1.0 : prefill ? r->plain_pp : r->plain_dec;
+}
 
 /* Bytes of t the CPU backend copies into CPU_REPACK: matmul weights only
  * (token_embd is read by row lookups and stays mapped). */

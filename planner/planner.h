@@ -59,6 +59,10 @@ enum plan_repack { PLAN_REPACK_NONE = 0, PLAN_REPACK_X86_AVX2, PLAN_REPACK_X86_A
 /* Whether llama.cpp's CPU backend repacks matmul weights of this tensor type
  * for this enum plan_repack (the rule planner/memory.c counts bytes with). */
 bool plan_repack_type(int isa, uint32_t type);
+/* The share of its fitted (repacked) kernel rate a type runs at in plain
+ * buffers on this enum plan_repack, in decode or prefill; 1 for a type that is
+ * never repacked there (planner/memory.c's table says where each comes from). */
+double plan_repack_plain_share(int isa, uint32_t type, bool prefill);
 
 typedef struct plan_hw {
     plan_device host;          /* CPU and system RAM */
@@ -390,7 +394,7 @@ typedef struct plan_speed_dev {
     double link_gbs;       /* host link per direction, GB/s; 0 = none (CPU, unified memory) */
     /* A CPU whose weights stay in plain buffers though llama.cpp would repack
      * them for this enum plan_repack (an rpc-server's CPU device, -nr): the
-     * repackable types' kernels run at PLAN_CPU_PLAIN_SHARE of the fitted rates.
+     * repackable types' kernels run at plan_repack_plain_share() of the fitted rates.
      * PLAN_REPACK_NONE (0): as fitted. */
     int plain_isa;
     bool datasheet;        /* a CPU whose figures are its datasheet's, not the probe's (PLAN_EFF_SET_CPU_DATASHEET) */

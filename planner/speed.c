@@ -18,20 +18,11 @@
 /* A CPU's repacked kernels in plain buffers (plan_speed_dev.plain_isa): an
  * rpc-server's CPU device allocates its device's default buffer type
  * (ggml-rpc.cpp), so llama.cpp's CPU_REPACK layouts, which the CPU constants
- * were fitted with, do not apply there; nor with -nr. The share of the fitted
- * rate the plain kernels of a repackable type run at is fitted to llama-bench
- * --repack 0 and --repack 1 together, never to RPC runs: the two generated
- * models of bench/rpc_vs_llamacpp.sh (llama-3.2-1b shapes 4 layers,
- * qwen3-30b-a3b shapes 2 layers, Q4_0 with a Q6_K output), pp64 and tg16, 1
- * thread, 3 interleaved cycles (24 rows) on a 2-core AVX-512 VM with nothing
- * else running, 2 Dec 2026; `fitcheck calibrate` on them with this share
- * fixed: 0.45 -> median 3.3% / max 12.1%, 0.50 3.2 / 7.6, 0.55 3.3 / 7.0,
- * 0.60 3.2 / 10.1, 0.70 6.1 / 15.9, 0.80 10.4 / 46.3. Whole runs: --repack 0
- * at 0.65-0.72 of --repack 1 (dense), MoE decode 0.79, its Q6_K output not
- * being repacked on x86 (docs/rpc.md). llama-bench --rpc to an rpc-server on
- * the same machine over loopback ran at 0.96-1.09 of --repack 0: the buffers
- * are the difference, not the protocol. */
-#define PLAN_CPU_PLAIN_SHARE 0.55
+ * were fitted with, do not apply there; nor with -nr. Their rates per type and
+ * phase are plan_repack_plain_share()'s, fitted to llama-bench --repack 0 and
+ * 1, never to RPC runs; llama-bench --rpc to an rpc-server on the same
+ * machine over loopback ran at 0.96-1.09 of --repack 0: the buffers are the
+ * difference, not the protocol (docs/rpc.md). */
 
 static const plan_eff_set *eff_of(const plan_efficiency *e, const plan_speed_setup *s, int d) {
     int eng = s->engine >= 0 && s->engine < PLAN_ENG_COUNT ? s->engine : PLAN_ENG_LLAMACPP;
@@ -46,8 +37,8 @@ bool plan_speed_load_busy(const plan_speed_load *l) {
 }
 
 /* The share of its fitted rate a kernel for type t runs at on device d. */
-static double plain_share(const plan_speed_dev *d, uint32_t t) {
-    return d->plain_isa && plan_repack_type(d->plain_isa, t) ? PLAN_CPU_PLAIN_SHARE : 1.0;
+static double plain_share(const plan_speed_dev *d, uint32_t t, bool prefill) {
+    return d->plain_isa ? plan_repack_plain_share(d->plain_isa, t, prefill) : 1.0;
 }
 
 /* Cached positions a layer kind attends to at a depth: sliding-window layers
@@ -70,7 +61,8 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
     for (uint32_t ty = 1; ty < GGML_TYPE_COUNT; ty++)
         if (l->elems[ty] > l->elems[main_t]) main_t = ty;
     double gpu_rate = plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, plan_kernel_family(main_t));
-#define RATE(ty) (d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * plain_share(d, ty) : gpu_rate)
+#define RATE(ty) \
+    (d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * plain_share(d, ty, false) : gpu_rate)
     for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
         if (l->elems[ty] <= 0) continue;
         double c = l->elems[ty] / (RATE(ty) * fl);
@@ -167,7 +159,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
             bytes += l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
             if (!(l->elems[ty] > 0)) continue;
-            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty) * plain_share(dv, ty);
+            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty) * plain_share(dv, ty, true);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             bool flt = ty == GGML_TYPE_F32 || ty == GGML_TYPE_F16 || ty == GGML_TYPE_BF16;
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];

@@ -108,10 +108,12 @@ static void test_depth(const plan_efficiency *e) {
 }
 
 static void test_plain_buffers(const plan_efficiency *e) {
-    /* Compute-bound Q4_0 and Q8_0 on an AVX-512 CPU: in plain buffers (an
-     * rpc-server, -nr) llama.cpp's repacked Q4_0 kernel does not run, so Q4_0
-     * decodes and prefills slower; x86 repacks no Q8_0, which stays as fitted. */
-    static const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0};
+    /* Compute-bound Q4_0, Q4_K and Q8_0 on an AVX-512 CPU: in plain buffers (an
+     * rpc-server, -nr) llama.cpp's repacked kernels do not run. Measured
+     * (planner/memory.c): Q4_0 decodes at half its repacked rate and prefills
+     * at 0.7 of it; Q4_K decodes slower but prefills faster than with the
+     * AVX-512 q4_K_8x8 GEMM; x86 repacks no Q8_0, which stays as fitted. */
+    static const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         uint32_t ty = types[i];
         plan_speed_setup s = one_cpu(100, 10);
@@ -122,14 +124,18 @@ static void test_plain_buffers(const plan_efficiency *e) {
         double tg = plan_speed_decode_s(&p, e, 0) / plan_speed_decode_s(&s, e, 0);
         double pp = plan_speed_pp_tps(&s, e, 512, 0) / plan_speed_pp_tps(&p, e, 512, 0);
         if (ty == GGML_TYPE_Q4_0) {
-            CHECK(tg > 1.2 && tg < 2.0);
-            CHECK(pp > 1.2 && pp < 2.0);
+            CHECK(tg > 1.6 && tg <= 2.0 + 1e-9);
+            CHECK(pp > 1.2 && pp < 1.5);
+        } else if (ty == GGML_TYPE_Q4_K) {
+            CHECK(tg > 1.5 && tg < 2.0);
+            CHECK(pp < 0.6);
         } else {
             CHECK_NEAR(tg, 1.0, 1e-12);
             CHECK_NEAR(pp, 1.0, 1e-12);
         }
     }
     CHECK(plan_repack_type(PLAN_REPACK_ARM, GGML_TYPE_Q8_0) && !plan_repack_type(PLAN_REPACK_X86_AVX2, GGML_TYPE_Q8_0));
+    CHECK_NEAR(plan_repack_plain_share(PLAN_REPACK_X86_AVX2, GGML_TYPE_Q8_0, true), 1.0, 1e-12);
 }
 
 static void test_split_adds_up(const plan_efficiency *e) {
