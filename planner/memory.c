@@ -341,6 +341,11 @@ static void compute_buffers(plan_memory *m, const model_desc *d, const plan_para
  * weight bytes (the Q6_K tensors) are not repacked: 445 of 763 MiB went to
  * CPU_REPACK. The other x86 types, unmeasured, take Q4_0's: the same 8-row
  * interleave and integer GEMM; AVX2 too (its Q4_K GEMM is not AVX-512's).
+ * On AVX2 prefill agrees: an i9-13900K, 16 threads, llama 7B pp128, Q4_0 at
+ * 0.74 of Q4_0_8_8 (ggml-org/llama.cpp#9921, Nov 2024); its tg32 at 1.19 is
+ * 2024's Q4_0_8_8 GEMV, slower than plain then (why runtime repacking on
+ * AVX2 waited for #10446, 7 Dec 2024): today's AVX2 decode share is
+ * unmeasured.
  *
  * ARM: whole-run ratios of llama-bench on an M4 Max, 8 threads, from the PRs
  * that added the kernels (a kernel's own share is further from 1, the rest of
