@@ -18,7 +18,8 @@
 #define CORPUS_FIELDS 18
 #define CORPUS_MAX_TPS 1e7
 #define CORPUS_MAX_UBATCH 65536
-#define DEVICES_FIELDS 6
+#define DEVICES_FIELDS 7
+enum { D_ID, D_BACKEND, D_GBS, D_TFLOPS, D_CORES, D_SOC, D_SOURCE };
 #define CORPUS_MAX_CORES 1024
 
 enum { C_DEVICE, C_BACKEND, C_MODEL, C_QUANT, C_TEST, C_NPROMPT, C_NGEN, C_NDEPTH, C_TPS, C_FA, C_UB, C_NGL,
@@ -38,9 +39,9 @@ static bool num_in(const char *s, double lo, double hi, double *out) {
  * and its theoretical bandwidth, which that conversion turns into what
  * llama.cpp's threads sustain. */
 static int corpus_dev(plan_speed_dev *d, const char *id, int backend, double spec_gbs, double tflops,
-                      double vulkan_tflops, int cores, fc_err *err) {
+                      double vulkan_tflops, int cores, bool soc, fc_err *err) {
     plan_device pd = {.backend = cores > 0 ? PLAN_CPU : backend, .bandwidth_gbs = spec_gbs, .n_cores = cores,
-                      .vulkan_tflops = vulkan_tflops};
+                      .vulkan_tflops = vulkan_tflops, .unified = soc};
     if (cores > 0) pd.fp32_tflops = tflops;
     else pd.fp16_tflops = tflops;
     snprintf(pd.id, sizeof pd.id, "%s", id);
@@ -61,7 +62,7 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
             return fc_err_set(err, FC_EINPUT, "device '%s' is a CPU platform without a core count; list the CPU in "
                                               "data/bench_devices.csv", id);
         return corpus_dev(d, id, backend, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops,
-                          e.vulkan_tflops, 0, err);
+                          e.vulkan_tflops, 0, plan_hwcat_unified(&e), err);
     }
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
@@ -75,14 +76,14 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
             continue;
         }
         char *f[DEVICES_FIELDS];
-        if (plan_csv_fields(line, f, DEVICES_FIELDS) < 5 || strcasecmp(f[0], id)) continue;
+        if (plan_csv_fields(line, f, DEVICES_FIELDS) != DEVICES_FIELDS || strcasecmp(f[D_ID], id)) continue;
         double gbs, tflops, nc = 0;
-        bool cpu = !strcasecmp(f[1], "cpu");
-        if (!num_in(f[2], 1, 1e5, &gbs) || !num_in(f[3], 0.01, 1e5, &tflops) ||
-            (cpu && !num_in(f[4], 1, CORPUS_MAX_CORES, &nc)))
+        bool cpu = !strcasecmp(f[D_BACKEND], "cpu");
+        if (!num_in(f[D_GBS], 1, 1e5, &gbs) || !num_in(f[D_TFLOPS], 0.01, 1e5, &tflops) ||
+            (cpu && !num_in(f[D_CORES], 1, CORPUS_MAX_CORES, &nc)) || (f[D_SOC][0] && strcmp(f[D_SOC], "1")))
             return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
         *cores = (int)nc;
-        return corpus_dev(d, id, backend, gbs, tflops, 0, *cores, err);
+        return corpus_dev(d, id, backend, gbs, tflops, 0, *cores, !strcmp(f[D_SOC], "1"), err);
     }
     return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
 }

@@ -39,6 +39,9 @@
  * Radeon 8060S's pp512 rows (their GEMMs are what is slow), which made an RX
  * 7900 XTX's -fa 0 pp512 at depth 8192 nine times slower than with -fa 1. */
 #define NOFA_PP_MIN_CTX 4096
+/* A GPU that shares its package's power with a CPU sustains at most the
+ * clock a discrete card of its backend does (planner.h, plan_speed_dev.soc). */
+#define SOC_PP_MAX 1.0
 #define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
 /* Rows in which a tensor type must be the main one (most weight elements), per
  * backend, before it gets its own rate: fitted to a few rows, or to rows where
@@ -96,7 +99,14 @@ typedef struct fit_param {
     const double *anchor;   /* NULL: the prior value (kept general: a constant may follow another) */
     double weight;
     double max;
+    double *same[PLAN_EFF_SETS];   /* the same constant in other sets: it moves with v */
+    int n_same;
 } fit_param;
+
+static void param_set(const fit_param *p, double v) {
+    *p->v = v;
+    for (int k = 0; k < p->n_same; k++) *p->same[k] = v;
+}
 
 static double objective(const plan_meas_set *s, const plan_efficiency *e, const fit_param *p, int np) {
     double sum = 0;
@@ -115,10 +125,29 @@ static double objective(const plan_meas_set *s, const plan_efficiency *e, const 
 
 static void add_param(fit_param *p, int *np, double *v, const double *anchor, double weight, double max) {
     if (*np >= FIT_MAX_PARAMS || !(*v > 0)) return; /* 0: a term the set does not have (attn_dec or attn_kv) */
-    for (int k = 0; k < *np; k++)
+    for (int k = 0; k < *np; k++) {
         if (p[k].v == v) return;
-    p[*np] = (fit_param){v, *v, anchor, weight, max};
+        for (int j = 0; j < p[k].n_same; j++)
+            if (p[k].same[j] == v) return;
+    }
+    p[*np] = (fit_param){v, *v, anchor, weight, max, {0}, 0};
     (*np)++;
+}
+
+/* soc_pp is one constant for every GPU backend that also runs discrete cards
+ * (the package's power limit, not a kernel's): the copy in the set of the
+ * first SoC row is fitted, every other such set's follows it, SoC rows of its
+ * own or not: with Strix Halo held out, no Vulkan row is left to fit it. */
+static void add_soc_param(plan_efficiency *e, fit_param *p, int *np, int set, int engine) {
+    int before = *np;
+    add_param(p, np, &e->set[set][engine].scalar[PLAN_EFF_SOC_PP], NULL, FIT_PRIOR_WEIGHT, SOC_PP_MAX);
+    if (*np == before) return;
+    fit_param *q = &p[before];
+    for (int b = 0; b < PLAN_BACKEND_COUNT; b++) {
+        if (b == set || b == PLAN_CPU || b == PLAN_METAL) continue;
+        q->same[q->n_same++] = &e->set[b][engine].scalar[PLAN_EFF_SOC_PP];
+    }
+    param_set(q, *q->v);
 }
 
 /* Whether tensor type t is a sizeable part of what device d of a row multiplies. */
@@ -164,6 +193,10 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                 bool nofa_pp = k == PLAN_EFF_NOFA_PP;
                 if ((era && !su->old_build) || (nofa && !su->no_fa)) continue;
                 if (nofa_pp && (!su->no_fa || s->m[i].n_prompt + s->m[i].n_depth < NOFA_PP_MIN_CTX)) continue;
+                if (k == PLAN_EFF_SOC_PP) {
+                    if (su->dev[d].soc && s->m[i].n_prompt) add_soc_param(e, p, &np, set, su->engine);
+                    continue;
+                }
                 /* The datasheet CPU set keeps its fixed cost per layer and ubatch: fitted to the
                  * corpus's CPUs (4 to 64 threads, 14 CPUs) it became a knob, 25 ms per layer,
                  * standing in for the EPYC 7702's slow prefill at 64 threads, and cost a 48-layer
@@ -230,13 +263,13 @@ int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *b
                 double old = *p[k].v, cand = old * exp(dir * step[k]);
                 if (cand > p[k].max) cand = p[k].max;
                 if (cand == old) continue;
-                *p[k].v = cand;
+                param_set(&p[k], cand);
                 double obj = objective(s, e, p, np);
                 if (obj < best - 1e-12) {
                     best = obj;
                     moved = true;
                 } else {
-                    *p[k].v = old;
+                    param_set(&p[k], old);
                 }
             }
             step[k] *= moved ? FIT_STEP_GROW : 0.5;

@@ -21,7 +21,7 @@ extern const size_t plan_data_files_count;
 static const char *const engine_names[PLAN_ENG_COUNT] = {"llama.cpp", "fitcheck"};
 static const char *const scalar_names[PLAN_EFF_SCALAR_COUNT] = {
     "bw_eff", "attn_dec", "attn_kv", "attn_pp", "layer_us", "token_us", "ubatch_us", "hop_us", "link_eff", "era_dec", "era_pp",
-    "nofa_dec", "nofa_pp"};
+    "nofa_dec", "nofa_pp", "soc_pp"};
 static const char *const typed_names[PLAN_EFF_TYPED_COUNT] = {"dec_rate", "pp_eff"};
 
 static int name_index(const char *const *names, int n, const char *s) {

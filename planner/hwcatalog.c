@@ -104,6 +104,10 @@ int plan_hwcat_list(plan_hw_entry **out, size_t *n, fc_err *err) {
     return FC_OK;
 }
 
+bool plan_hwcat_unified(const plan_hw_entry *e) {
+    return !strcmp(e->category, "apple_soc") || !strcmp(e->category, "unified_soc");
+}
+
 int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err) {
     size_t n = plan_hwcat_count();
     for (size_t i = 0; i < n; i++) {
@@ -201,7 +205,7 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
         double gib = 0;
         int rc = hw_pick(tok, &e, &gib, err);
         if (rc) return rc;
-        bool unified = !strcmp(e.category, "apple_soc") || !strcmp(e.category, "unified_soc");
+        bool unified = plan_hwcat_unified(&e);
         if (!strcmp(e.category, "apple_soc")) snprintf(apple, sizeof apple, "%s", e.id);
         else if (!unified && strcmp(e.category, "cpu_platform")) snprintf(discrete, sizeof discrete, "%s", e.id);
         /* macOS on Apple silicon drives no discrete GPU: no CUDA or ROCm

@@ -91,6 +91,8 @@ int plan_hwcat_get(size_t i, plan_hw_entry *e, fc_err *err);
 int plan_hwcat_list(plan_hw_entry **out, size_t *n, fc_err *err);
 /* By id, case-insensitive; FC_EINPUT if unknown. */
 int plan_hwcat_find(const char *id, plan_hw_entry *e, fc_err *err);
+/* Whether the entry's GPU shares one package and its memory with the CPU (Apple silicon, Strix Halo, DGX Spark). */
+bool plan_hwcat_unified(const plan_hw_entry *e);
 /* The backend llama.cpp runs on the entry by default, and the ones it can
  * run there (bits 1u << enum plan_backend; 0 = not known). */
 int plan_hw_entry_backend(const plan_hw_entry *e);
@@ -316,6 +318,7 @@ enum plan_eff_scalar {
     PLAN_EFF_ERA_PP,      /* that build's quantized prefill GEMM rate / the current one's (float GEMMs: cuBLAS, unchanged) */
     PLAN_EFF_NOFA_DEC,    /* decode attention rate with flash attention off / with it on (1 = same) */
     PLAN_EFF_NOFA_PP,     /* prefill attention compute with flash attention off / with it on; its scores' memory traffic apart */
+    PLAN_EFF_SOC_PP,      /* prefill compute of a GPU in an SoC (plan_speed_dev.soc) / a discrete card's on the backend (<= 1) */
     PLAN_EFF_SCALAR_COUNT
 };
 /* Per tensor type parameters per (backend, engine). */
@@ -398,6 +401,13 @@ typedef struct plan_speed_dev {
      * PLAN_REPACK_NONE (0): as fitted. */
     int plain_isa;
     bool datasheet;        /* a CPU whose figures are its datasheet's, not the probe's (PLAN_EFF_SET_CPU_DATASHEET) */
+    /* A GPU in one package with the CPU, on unified memory (Strix Halo, DGX
+     * Spark, Radeon 780M, Arc 140V), on a backend that also runs discrete
+     * cards: it shares the package's power budget with the CPU, so in a
+     * compute-bound prefill it does not hold the boost clock its datasheet
+     * peak counts (PLAN_EFF_SOC_PP). Not on Metal, whose set is fitted to
+     * Apple's SoCs alone. */
+    bool soc;
 } plan_speed_dev;
 /* The set of constants a device's kernels use (plan_efficiency.set[..][engine]). */
 int plan_eff_set_of(const plan_speed_dev *d, int engine);

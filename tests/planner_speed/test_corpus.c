@@ -130,6 +130,33 @@ static void test_repeats(void) {
         CHECK_MSG(fabs(other[i] - rows[i].want) < 1e-4, "row %d: %.6f, want %.6f", i, other[i], rows[i].want);
 }
 
+/* soc_pp is one constant for every GPU backend but Metal: fitted to the Strix
+ * Halo's ROCm rows alone it moves, and the CUDA, Vulkan and SYCL sets, which
+ * have no row here, carry the same value (planner/calibrate.c add_soc_param). */
+static void test_soc_shared(const plan_meas_set *set) {
+    plan_meas_set rocm = {0};
+    rocm.m = malloc(sizeof *rocm.m * ((size_t)set->n + 1));
+    plan_efficiency *e = malloc(sizeof *e);
+    fc_err err = {0};
+    CHECK(rocm.m && e);
+    if (!rocm.m || !e) goto out;
+    for (int i = 0; i < set->n; i++)
+        if (set->m[i].backend == PLAN_ROCM && set->m[i].setup.dev[0].soc) rocm.m[rocm.n++] = set->m[i];
+    CHECK_MSG(rocm.n >= 10, "%d ROCm SoC rows", rocm.n);
+    CHECK_MSG(plan_efficiency_prior(e, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_calibrate(e, &rocm, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+    double v = e->set[PLAN_ROCM][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_SOC_PP];
+    printf("soc_pp fitted to %d ROCm SoC rows: %.3f\n", rocm.n, v);
+    CHECK(v > 0 && v < 1);
+    CHECK(e->set[PLAN_CUDA][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_SOC_PP] == v);
+    CHECK(e->set[PLAN_VULKAN][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_SOC_PP] == v);
+    CHECK(e->set[PLAN_SYCL][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_SOC_PP] == v);
+    CHECK(e->set[PLAN_METAL][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_SOC_PP] == 1);
+out:
+    free(e);
+    free(rocm.m);
+}
+
 int main(void) {
     test_repeats();
     test_test_names();
@@ -183,6 +210,7 @@ int main(void) {
         CHECK_MSG(st.med_deep <= CORPUS_DEEP_MAX, "deep %.3f", st.med_deep);
     }
     free(pred);
+    test_soc_shared(&set);
     plan_meas_set_free(&set);
     return check_done("corpus");
 }

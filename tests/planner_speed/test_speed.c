@@ -29,6 +29,7 @@ static const char *const eff_csv =
     "cuda,llama.cpp,ubatch_us,,0.000001,test\n"
     "cuda,llama.cpp,hop_us,,100,test\n"
     "cuda,llama.cpp,link_eff,,1,test\n"
+    "cuda,llama.cpp,soc_pp,,0.5,test\n"
     /* fitcheck's engine: decode attention per cached element only (no attn_dec) */
     "cpu,fitcheck,bw_eff,,1,test\n"
     "cpu,fitcheck,dec_rate,*,0.5,test\n"
@@ -182,6 +183,32 @@ static void test_bus_bound_prefill(const plan_efficiency *e) {
     CHECK(plan_speed_pp_tps(&s, e, 512, 0) < 512 / (t_cpu_part + t_gpu_part) / 10);
 }
 
+static void test_soc_prefill(const plan_efficiency *e) {
+    /* 1e9 F16 weights on a 100 TFLOP/s GPU, 512 tokens: GEMMs 2 x 1e9 x 512 at
+     * 0.5 x 1e14 = 20.5 ms (memory: 2 GB at 1000 GB/s = 2 ms), attention at
+     * depth 0, 1e6 MACs per position: 2 x 1e6 x 512 x 256 at 0.5 x 1e14 = 5.2 ms.
+     * In an SoC (soc_pp 0.5 here) the GEMMs take twice as long, attention not. */
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 1;
+    s.pp_dev = -1;
+    s.n_ubatch = 512;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5};
+    s.load[0].n_layers = 1;
+    s.load[0].bytes[GGML_TYPE_F16] = 2e9;
+    s.load[0].elems[GGML_TYPE_F16] = 1e9;
+    s.load[0].attn_macs_full = 1e6;
+    double gemm = 2.0 * 1e9 * 512 / 5e13, attn = 2.0 * 1e6 * 512 * 256 / 5e13;
+    CHECK_NEAR(512 / plan_speed_pp_tps(&s, e, 512, 0), gemm + attn, 1e-5);
+    s.dev[0].soc = true;
+    CHECK_NEAR(512 / plan_speed_pp_tps(&s, e, 512, 0), 2 * gemm + attn, 1e-5);
+    /* decode reads the same bytes at the same bandwidth */
+    s.dev[0].soc = false;
+    double dec = plan_speed_decode_s(&s, e, 0);
+    s.dev[0].soc = true;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), dec, 1e-12);
+}
+
 /* A two-layer MoE model: attention 1 MB per layer (Q8_0), 4 experts of which 2
  * are used, experts 8 MB per layer (Q4_K); output 2 MB (Q6_K). */
 static void add_tensor(model_desc *m, const char *name, int layer, int role, uint32_t type, int64_t n0, int64_t n1,
@@ -316,6 +343,15 @@ static void test_gpu_conversion(void) {
     CHECK_NEAR(s.gflops, 34400, 1e-6);
     CHECK(plan_corpus_device("arc-b580", PLAN_VULKAN, &s, &err) == FC_OK); /* Xe2: the matrix rate */
     CHECK_NEAR(s.gflops, 109400, 1e-6);
+    /* a GPU in the CPU's package, on a backend that also runs discrete cards, is an SoC; Apple's is Metal's own */
+    CHECK(plan_hw_from_catalog(&hw, "ryzen-ai-max-plus-395", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK(s.soc);
+    CHECK(plan_hw_from_catalog(&hw, "apple-m4-max-40c", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK(!s.soc);
+    CHECK(plan_corpus_device("radeon-780m", PLAN_ROCM, &s, &err) == FC_OK && s.soc);
+    CHECK(plan_corpus_device("rtx-4090", PLAN_CUDA, &s, &err) == FC_OK && !s.soc);
 }
 
 int main(void) {
@@ -330,6 +366,7 @@ int main(void) {
     test_plain_buffers(&e);
     test_split_adds_up(&e);
     test_bus_bound_prefill(&e);
+    test_soc_prefill(&e);
     test_loads();
     /* The built-in table parses and is complete. */
     plan_efficiency b;
