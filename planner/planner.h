@@ -318,7 +318,7 @@ enum plan_eff_scalar {
     PLAN_EFF_ERA_PP,      /* that build's quantized prefill GEMM rate / the current one's (float GEMMs: cuBLAS, unchanged) */
     PLAN_EFF_NOFA_DEC,    /* decode attention rate with flash attention off / with it on (1 = same) */
     PLAN_EFF_NOFA_PP,     /* prefill attention compute with flash attention off / with it on; its scores' memory traffic apart */
-    PLAN_EFF_SOC_PP,      /* prefill compute of a GPU in an SoC (plan_speed_dev.soc) / a discrete card's on the backend (<= 1) */
+    PLAN_EFF_SOC_PP,      /* prefill GEMM rate of a GPU in an SoC (plan_speed_dev.soc) / a discrete card's on the backend (<= 1) */
     PLAN_EFF_SCALAR_COUNT
 };
 /* Per tensor type parameters per (backend, engine). */
