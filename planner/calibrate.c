@@ -215,6 +215,16 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                 /* A type with a sliver of the weights would be a free knob, not a measured rate. */
                 if (!type_weighs(l, t)) continue;
                 for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
+                    /* A bandwidth-bound set (its prior says so) has no decode rate to fit: Metal's,
+                     * whose per-family rates each one source measured (#4167 alone Q4_0, XiongjieDai
+                     * alone the 2024 Q4_K); fitted, they took what the fixed costs explain for the
+                     * rest (bw_eff at its cap, the legacy-quant rate set by 2026 builds' Q8_0 and MoE
+                     * rows), and #4167's Q4_0 rows, held out, came out 7-38% too slow. Without them,
+                     * 812 rows (4 Dec 2026): Metal in sample 4.6% -> 4.2%, decode held out by source
+                     * 10.0% -> 8.2%. The other GPU sets keep theirs: dropped there too, CUDA's decode
+                     * held out by family went 8.4% -> 10.8%, depth >= 16k 16.9% -> 18.0% (docs/speed-model.md). */
+                    if (k == PLAN_EFF_DEC_RATE && be != PLAN_CPU && f->typed_default[k] >= PLAN_DEC_RATE_UNBOUND)
+                        continue;
                     /* A GPU's decode runs at one rate per kernel family, its main type's (planner/speed.c):
                      * per-type rates fitted to a few rows each made files with fewer bytes decode slower
                      * than bigger ones of the same family (tests/planner_speed/test_physics.c). */

@@ -327,6 +327,11 @@ enum plan_eff_typed {
     PLAN_EFF_PP,           /* prefill GEMM achieved FLOP/s / device FLOP/s */
     PLAN_EFF_TYPED_COUNT
 };
+/* A set whose decode rate is this is bandwidth-bound: a dot product costs 2
+ * FLOPs per weight element, so no kernel decodes 1 element per FLOP, and at
+ * that rate the compute term of any file is a few % of its bytes' time. The
+ * fit leaves such a set's rates alone (planner/calibrate.c: Metal's). */
+#define PLAN_DEC_RATE_UNBOUND 1.0
 
 typedef struct plan_eff_set {
     double scalar[PLAN_EFF_SCALAR_COUNT];

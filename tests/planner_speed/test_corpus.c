@@ -157,6 +157,36 @@ out:
     free(rocm.m);
 }
 
+/* Metal decodes bandwidth-bound: fitted to the Metal and CUDA rows, the Metal
+ * set keeps its unbound decode rate and gains no per-family one, while CUDA's
+ * rates are fitted (planner/calibrate.c, PLAN_DEC_RATE_UNBOUND). */
+static void test_metal_unbound(const plan_meas_set *set) {
+    plan_meas_set sub = {0};
+    sub.m = malloc(sizeof *sub.m * ((size_t)set->n + 1));
+    plan_efficiency *e = malloc(sizeof *e);
+    fc_err err = {0};
+    CHECK(sub.m && e);
+    if (!sub.m || !e) goto out;
+    for (int i = 0; i < set->n; i++)
+        if (set->m[i].backend == PLAN_METAL || set->m[i].backend == PLAN_CUDA) sub.m[sub.n++] = set->m[i];
+    CHECK_MSG(plan_efficiency_prior(e, &err) == FC_OK, "%s", err.msg);
+    const plan_eff_set *metal = &e->set[PLAN_METAL][PLAN_ENG_LLAMACPP], *cuda = &e->set[PLAN_CUDA][PLAN_ENG_LLAMACPP];
+    CHECK(metal->typed_default[PLAN_EFF_DEC_RATE] == PLAN_DEC_RATE_UNBOUND);
+    double cuda_prior = cuda->typed_default[PLAN_EFF_DEC_RATE];
+    CHECK_MSG(plan_calibrate(e, &sub, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+    CHECK(metal->typed_default[PLAN_EFF_DEC_RATE] == PLAN_DEC_RATE_UNBOUND);
+    int n_metal = 0, n_cuda = 0;
+    for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+        n_metal += metal->typed[PLAN_EFF_DEC_RATE][t] > 0;
+        n_cuda += cuda->typed[PLAN_EFF_DEC_RATE][t] > 0 && cuda->typed[PLAN_EFF_DEC_RATE][t] != cuda_prior;
+    }
+    CHECK_MSG(n_metal == 0, "%d Metal decode rates fitted", n_metal);
+    CHECK_MSG(n_cuda > 0, "no CUDA decode rate fitted");
+out:
+    free(e);
+    free(sub.m);
+}
+
 int main(void) {
     test_repeats();
     test_test_names();
@@ -211,6 +241,7 @@ int main(void) {
     }
     free(pred);
     test_soc_shared(&set);
+    test_metal_unbound(&set);
     plan_meas_set_free(&set);
     return check_done("corpus");
 }
