@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #define CORPUS_LINE_MAX 1024
-#define CORPUS_FIELDS 18
+#define CORPUS_FIELDS 19
 #define CORPUS_MAX_TPS 1e7
 #define CORPUS_MAX_UBATCH 65536
 #define DEVICES_FIELDS 7
@@ -23,7 +23,7 @@ enum { D_ID, D_BACKEND, D_GBS, D_TFLOPS, D_CORES, D_SOC, D_SOURCE };
 #define CORPUS_MAX_CORES 1024
 
 enum { C_DEVICE, C_BACKEND, C_MODEL, C_QUANT, C_TEST, C_NPROMPT, C_NGEN, C_NDEPTH, C_TPS, C_FA, C_UB, C_NGL,
-       C_THREADS, C_MMAP, C_BUILD, C_DATE, C_SOURCE, C_URL };
+       C_THREADS, C_MMAP, C_BUILD, C_DATE, C_ERA, C_SOURCE, C_URL };
 
 static bool num_in(const char *s, double lo, double hi, double *out) {
     char *end;
@@ -159,6 +159,8 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
         return fc_err_set(err, FC_EINPUT, "%s: bad ubatch '%s'", where, f[C_UB]);
     if (f[C_FA][0] && strcmp(f[C_FA], "0") && strcmp(f[C_FA], "1"))
         return fc_err_set(err, FC_EINPUT, "%s: bad fa '%s' (0, 1 or empty)", where, f[C_FA]);
+    if (f[C_ERA][0] && strcmp(f[C_ERA], "current") && strcmp(f[C_ERA], "old"))
+        return fc_err_set(err, FC_EINPUT, "%s: bad era '%s' (current, old or empty)", where, f[C_ERA]);
     plan_speed_dev dev;
     int cores;
     int rc = corpus_device(f[C_DEVICE], be, &dev, &cores, err);
@@ -185,9 +187,11 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     snprintf(m->label, sizeof m->label, "%.24s %.20s %.10s %.24s", f[C_DEVICE], f[C_MODEL], f[C_QUANT], f[C_TEST]);
     snprintf(m->device, sizeof m->device, "%s", f[C_DEVICE]);
     snprintf(m->source, sizeof m->source, "%s", f[C_SOURCE]);
-    /* The build era from the date ("2024-05", "2023-11..2025": its start). */
+    /* The build era as the source states it (which kernels ran), else from the date ("2024-05",
+     * "2023-11..2025": its start). */
     bool dated = isdigit((unsigned char)f[C_DATE][0]);
-    m->setup.old_build = dated && strncmp(f[C_DATE], PLAN_CURRENT_ERA, strlen(PLAN_CURRENT_ERA)) < 0;
+    m->setup.old_build = f[C_ERA][0] ? !strcmp(f[C_ERA], "old")
+                                     : dated && strncmp(f[C_DATE], PLAN_CURRENT_ERA, strlen(PLAN_CURRENT_ERA)) < 0;
     plan_speed_setup *su = &m->setup;
     /* -fa as given, else its default in the row's build */
     su->no_fa = f[C_FA][0] ? !strcmp(f[C_FA], "0") : dated && strncmp(f[C_DATE], PLAN_FA_AUTO_ERA, strlen(PLAN_FA_AUTO_ERA)) < 0;

@@ -635,8 +635,11 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
 /* ---- the public benchmark corpus (data/bench_corpus.csv) ------------------ */
 
 #define PLAN_CORPUS_HEADER "device,backend,model,quant,test"
-/* Rows dated before this month are old builds: the CUDA MMQ rewrite (PRs
- * #8416, #8495, July 2024) and what followed changed prefill speed a lot. */
+/* Rows dated before this month are old builds: int8 tensor-core MMQ (PRs
+ * #7676, #7860, June 2024), its rewrite (#8416, #8495, July 2024) and what
+ * followed changed prefill speed a lot. A row whose source says which kernels
+ * its build ran (the corpus's era column: the PR columns of #7676 and #7860,
+ * June 2024, beside #7716's dp4a MMQ of the same month) is of that era. */
 #define PLAN_CURRENT_ERA "2024-07"
 /* From this month llama-bench's -fa defaults to auto (on wherever the backend
  * has the kernel; LocalAI's PR #6168 of 2025-08-31 follows the change): a row

@@ -3,7 +3,9 @@
 
 Source format (one directive per line; directives persist until changed):
   @src NAME | url=URL | date=DATE      where the numbers come from
-  @run key=value ...                    backend, build, fa, ub, ngl, threads, mmap for the rows below
+  @run key=value ...                    backend, build, era, fa, ub, ngl, threads, mmap for the rows below
+                                        (era=current|old: which kernels the build ran, where its date cannot
+                                        tell; empty: from the date, PLAN_CURRENT_ERA in planner/planner.h)
   @build / @ub VALUE                    change one of them
   @table COL ...                        the columns of the rows below: a llama-bench test (pp512, tg128,
                                         pp512@d4096, pp4096+tg128), optionally QUANT:test
@@ -14,7 +16,7 @@ import csv, glob, os, re, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, '..', 'data')
 COLS = ['device', 'backend', 'model', 'quant', 'test', 'n_prompt', 'n_gen', 'n_depth', 'tps', 'fa', 'ub', 'ngl',
-        'threads', 'mmap', 'build', 'date', 'source', 'url']
+        'threads', 'mmap', 'build', 'date', 'era', 'source', 'url']
 TEST = re.compile(r'^(?:pp(\d+))?(?:\+)?(?:tg(\d+))?(?:@d(\d+))?$')
 
 
@@ -43,6 +45,8 @@ def main():
                 url, date = kv.get('url', ''), kv.get('date', '')
             elif line.startswith('@run '):
                 run = dict(p.split('=', 1) for p in line[5:].split())
+                if run.get('era', '') not in ('', 'current', 'old'):
+                    sys.exit(f'{where}: era={run["era"]!r} (current, old or none)')
             elif line.startswith('@build ') or line.startswith('@ub '):
                 k, v = line[1:].split()
                 run[k] = v
@@ -64,14 +68,16 @@ def main():
                                  'test': test, 'n_prompt': n_p, 'n_gen': n_g, 'n_depth': n_d, 'tps': val,
                                  'fa': run.get('fa', ''), 'ub': run.get('ub', ''), 'ngl': run.get('ngl', ''),
                                  'threads': run.get('threads', ''), 'mmap': run.get('mmap', ''),
-                                 'build': run.get('build', ''), 'date': date, 'source': src, 'url': url})
+                                 'build': run.get('build', ''), 'date': date, 'era': run.get('era', ''),
+                                 'source': src, 'url': url})
     out = os.path.join(DATA, 'bench_corpus.csv')
     with open(out + '.tmp', 'w', newline='') as fp:
         fp.write('# Published llama-bench results (llama.cpp), one test per row, built by scripts/corpus_build.py from\n'
                  '# the transcriptions in data/corpus/ (each cites its source). Devices: data/hardware.json ids, else\n'
                  '# data/bench_devices.csv. Models: the catalog (data/models/). test: llama-bench\'s name (pp512,\n'
                  '# tg128, pp512@d4096, pp4096+tg128); fa/ub/ngl/threads/mmap: the flags, empty where not stated;\n'
-                 '# build: llama.cpp build number or commit. Used by \'fitcheck calibrate --cross-validate\'.\n')
+                 '# build: llama.cpp build number or commit; era: current or old where the source says which kernels\n'
+                 '# the build ran (empty: from the date). Used by \'fitcheck calibrate --cross-validate\'.\n')
         w = csv.DictWriter(fp, COLS, lineterminator='\n')
         w.writeheader()
         for r in rows:

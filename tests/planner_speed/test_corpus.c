@@ -52,7 +52,7 @@ static void test_families(void) {
     }
 }
 
-#define HDR PLAN_CORPUS_HEADER ",n_prompt,n_gen,n_depth,tps,fa,ub,ngl,threads,mmap,build,date,source,url\n"
+#define HDR PLAN_CORPUS_HEADER ",n_prompt,n_gen,n_depth,tps,fa,ub,ngl,threads,mmap,build,date,era,source,url\n"
 
 static void expect_error(const char *text, const char *needle) {
     plan_meas_set s = {0};
@@ -67,29 +67,30 @@ static void expect_error(const char *text, const char *needle) {
 static void test_hostile(void) {
     expect_error("x,y\n", "header");
     expect_error("", "no header");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,abc,,,,,,,,s,u\n", "bad.csv:2: bad t/s");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,-3,,,,,,,,s,u\n", "bad t/s");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp0,512,0,0,1,,,,,,,,s,u\n", "not a llama-bench test");
-    expect_error(HDR "rtx-4090,warp,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "unknown backend");
-    expect_error(HDR "no-such-gpu,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "no-such-gpu");
-    expect_error(HDR "rtx-4090,cuda,no-such-model,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "bad.csv:2");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q9_9,pp512,512,0,0,1,,,,,,,,s,u\n", "bad.csv:2");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,0,,,,,,s,u\n", "bad ubatch");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,2,,,,,,,s,u\n", "bad fa '2'");
-    expect_error(HDR "rtx-4090,cuda,llama-2-7b\n", "expected 18 fields");
-    expect_error(HDR "rtx-4090,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "backend 'cpu' on GPU device");
-    expect_error(HDR "cpu-threadripper-pro-5995wx,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "on CPU device");
-    expect_error(HDR "cpu-threadripper-pro-5995wx,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,x,,,,s,u\n", "bad threads");
-    expect_error(HDR "amd-epyc-9005,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,s,u\n", "core count");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,abc,,,,,,,,,s,u\n", "bad.csv:2: bad t/s");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,-3,,,,,,,,,s,u\n", "bad t/s");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp0,512,0,0,1,,,,,,,,,s,u\n", "not a llama-bench test");
+    expect_error(HDR "rtx-4090,warp,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "unknown backend");
+    expect_error(HDR "no-such-gpu,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "no-such-gpu");
+    expect_error(HDR "rtx-4090,cuda,no-such-model,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "bad.csv:2");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q9_9,pp512,512,0,0,1,,,,,,,,,s,u\n", "bad.csv:2");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,0,,,,,,,s,u\n", "bad ubatch");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,2,,,,,,,,s,u\n", "bad fa '2'");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,2024-06,new,s,u\n", "bad era 'new'");
+    expect_error(HDR "rtx-4090,cuda,llama-2-7b\n", "expected 19 fields");
+    expect_error(HDR "rtx-4090,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "backend 'cpu' on GPU device");
+    expect_error(HDR "cpu-threadripper-pro-5995wx,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "on CPU device");
+    expect_error(HDR "cpu-threadripper-pro-5995wx,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,x,,,,,s,u\n", "bad threads");
+    expect_error(HDR "amd-epyc-9005,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "core count");
 }
 
 /* -fa as the row gives it, else its build's default (PLAN_FA_AUTO_ERA); without flash attention decode at depth
  * is slower on Metal, where the corpus's -fa 0 rows put the plain path's rate at a third of the fused kernel's. */
 static void test_flash_attn(void) {
-    const char *text = HDR "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,0,,,,,,2025-10,s,u\n"
-                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,1,,,,,,2025-10,s,u\n"
-                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2025-03,s,u\n"
-                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2026-01,s,u\n";
+    const char *text = HDR "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,0,,,,,,2025-10,,s,u\n"
+                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,1,,,,,,2025-10,,s,u\n"
+                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2025-03,,s,u\n"
+                           "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2026-01,,s,u\n";
     plan_meas_set s = {0};
     fc_err err = {0};
     plan_efficiency e;
@@ -100,6 +101,28 @@ static void test_flash_attn(void) {
         CHECK(s.m[0].setup.no_fa && !s.m[1].setup.no_fa && s.m[2].setup.no_fa && !s.m[3].setup.no_fa);
         double off = plan_meas_predict(&s.m[0], &e), on = plan_meas_predict(&s.m[1], &e);
         CHECK_MSG(off < 0.95 * on, "tg128@d8192 without flash attention %.1f, with %.1f t/s", off, on);
+    }
+    plan_meas_set_free(&s);
+}
+
+/* The build era as the row states it, else from its date (PLAN_CURRENT_ERA): June 2024 held both #7716's dp4a MMQ
+ * and the PR columns of #7676/#7860's int8 tensor-core MMQ, so a date alone cannot tell an old build there. An old
+ * build's quantized prefill runs at its backend's era_pp share (CUDA's fitted below 1). */
+static void test_era(void) {
+    const char *text = HDR "rtx-4090,cuda,llama-3.1-8b,Q4_K_S,pp2048,2048,0,0,1,0,,,,,,2024-06,,s,u\n"
+                           "rtx-4090,cuda,llama-3.1-8b,Q4_K_S,pp2048,2048,0,0,1,0,,,,,,2024-06,current,s,u\n"
+                           "rtx-4090,cuda,llama-3.1-8b,Q4_K_S,pp2048,2048,0,0,1,0,,,,,,2025-01,old,s,u\n"
+                           "rtx-4090,cuda,llama-3.1-8b,Q4_K_S,pp2048,2048,0,0,1,0,,,,,,2024-07,,s,u\n";
+    plan_meas_set s = {0};
+    fc_err err = {0};
+    plan_efficiency e;
+    CHECK_MSG(plan_corpus_import(&s, text, "era.csv", &err) == FC_OK, "%s", err.msg);
+    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
+    CHECK(s.n == 4);
+    if (s.n == 4) {
+        CHECK(s.m[0].setup.old_build && !s.m[1].setup.old_build && s.m[2].setup.old_build && !s.m[3].setup.old_build);
+        double old_tps = plan_meas_predict(&s.m[0], &e), cur_tps = plan_meas_predict(&s.m[1], &e);
+        CHECK_MSG(old_tps < 0.9 * cur_tps, "pp2048 as an old build %.0f, as the current one %.0f t/s", old_tps, cur_tps);
     }
     plan_meas_set_free(&s);
 }
@@ -190,6 +213,7 @@ out:
 int main(void) {
     test_repeats();
     test_test_names();
+    test_era();
     test_flash_attn();
     test_families();
     test_hostile();
