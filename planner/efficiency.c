@@ -112,10 +112,14 @@ static int eff_store_one(plan_efficiency *e, int set, const char *eng_s, const c
     if (eng < 0) return fc_err_set(err, FC_EINPUT, "%s: unknown engine '%s'", where, eng_s);
     if (!plan_eff_set_used(set, eng))
         return fc_err_set(err, FC_EINPUT, "%s: %s has no %s set", where, plan_eff_set_name(set), eng_s);
-    if (!isfinite(v) || v <= 0 || v > EFF_VALUE_MAX)
-        return fc_err_set(err, FC_EINPUT, "%s: value %g out of range (0, %g]", where, v, EFF_VALUE_MAX);
-    plan_eff_set *s = &e->set[set][eng];
     int p = name_index(scalar_names, PLAN_EFF_SCALAR_COUNT, param);
+    /* 0 switches a decode attention term off: a set costs attention per query MAC, per cached element, or both
+     * (planner.h), and the prior must be able to say which for a backend whose fitted table had the other. */
+    bool may_be_off = p == PLAN_EFF_ATTN_DEC || p == PLAN_EFF_ATTN_KV;
+    if (!isfinite(v) || v < 0 || (v == 0 && !may_be_off) || v > EFF_VALUE_MAX)
+        return fc_err_set(err, FC_EINPUT, "%s: value %g out of range %s0, %g]", where, v, may_be_off ? "[" : "(",
+                          EFF_VALUE_MAX);
+    plan_eff_set *s = &e->set[set][eng];
     if (p >= 0) {
         if (type_s[0] && strcmp(type_s, "*"))
             return fc_err_set(err, FC_EINPUT, "%s: '%s' takes no tensor type", where, param);

@@ -376,6 +376,19 @@ int main(void) {
     CHECK(b.set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_ATTN_KV] > 0);
     CHECK(!(b.set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_ATTN_DEC] > 0));
     CHECK(b.set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_ATTN_DEC] > 0);
+    /* llama.cpp's flash-attention decode reuses loaded K/V across a group of query heads on CUDA, HIP, Vulkan
+     * and SYCL (per cached element); Metal's costs per query MAC (data/efficiency_prior.csv). */
+    for (int be = 0; be < PLAN_BACKEND_COUNT; be++) {
+        if (be == PLAN_CPU) continue;
+        const plan_eff_set *g = &b.set[be][PLAN_ENG_LLAMACPP];
+        bool metal = be == PLAN_METAL;
+        CHECK_MSG((g->scalar[PLAN_EFF_ATTN_DEC] > 0) == metal && (g->scalar[PLAN_EFF_ATTN_KV] > 0) == !metal, "%s",
+                  plan_backend_name(be));
+    }
+    /* 0 switches off a decode attention term, and nothing else */
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncuda,llama.cpp,attn_dec,,0,x\n", "ok.csv", &err) == FC_OK);
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncuda,llama.cpp,bw_eff,,0,x\n", "bad.csv", &err) == FC_EINPUT);
+    CHECK(plan_efficiency_parse_csv(&e, "h\ncuda,llama.cpp,attn_kv,,-1,x\n", "bad.csv", &err) == FC_EINPUT);
     /* Hostile efficiency rows are refused with the line named. */
     CHECK(plan_efficiency_parse_csv(&e, "h\ncpu,llama.cpp,bw_eff,,-1,x\n", "bad.csv", &err) == FC_EINPUT);
     CHECK(strstr(err.msg, "bad.csv:2") != NULL);
