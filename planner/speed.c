@@ -81,7 +81,7 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
 }
 
 double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth) {
-    double t = 0, token_us = 0, hop_us = 0;
+    double t = 0, token_us = 0, hop_us = 0, fixed_us = 0;
     for (int d = 0; d < s->n_dev; d++) {
         const plan_speed_load *l = &s->load[d];
         const plan_speed_dev *dv = &s->dev[d];
@@ -97,7 +97,8 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         double kv = l->kv_bytes_full * depth + l->kv_bytes_swa * swa;
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
         double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;
-        t += t_mat + kv / bw + l->n_layers * f->scalar[PLAN_EFF_LAYER_US] * US;
+        t += t_mat + kv / bw;
+        fixed_us += l->n_layers * f->scalar[PLAN_EFF_LAYER_US];
         /* per query MAC, per cached element, or both: whichever the set has (planner.h). Without flash
          * attention the scores go through memory between three kernels (KQ, softmax, KQV): the set's
          * share of the fused rate, fitted per backend to the corpus's -fa 0 rows (docs/speed-model.md). */
@@ -105,10 +106,13 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         if (f->scalar[PLAN_EFF_ATTN_DEC] > 0) t += macs / (f->scalar[PLAN_EFF_ATTN_DEC] * nofa * fl);
         if (f->scalar[PLAN_EFF_ATTN_KV] > 0) t += cached / (f->scalar[PLAN_EFF_ATTN_KV] * nofa * fl);
     }
-    t += (token_us + s->n_hops * hop_us) * US;
-    /* An older build decodes at its era's share of the current build's speed. */
-    if (s->old_build && s->n_dev > 0) t /= eff_of(e, s, s->n_dev - 1)->scalar[PLAN_EFF_ERA_DEC];
-    return t;
+    fixed_us += token_us + s->n_hops * hop_us;
+    /* An older build read the same memory at the same speed; what it paid more for was launching and
+     * synchronizing the kernels (before CUDA graphs, before Metal's concurrent encoding): its fixed costs
+     * are the current ones over its era's share. Scaling the whole token instead predicted worse held out
+     * (812 rows, 5 Dec 2026: decode 8.0% vs 8.5%, prefill 12.9% vs 13.3%; docs/speed-model.md). */
+    if (s->old_build && s->n_dev > 0) fixed_us /= eff_of(e, s, s->n_dev - 1)->scalar[PLAN_EFF_ERA_DEC];
+    return t + fixed_us * US;
 }
 
 double plan_speed_tg_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_gen, int depth) {

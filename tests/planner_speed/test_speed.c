@@ -4,6 +4,7 @@
 #include "planner/planner.h"
 #include "tests/check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* bw_eff 1, no fixed costs: times are bytes/bandwidth and elements/rate. */
@@ -106,6 +107,29 @@ static void test_depth(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&g, e, 1000), 0.0028, 1e-6);
     g.engine = s.engine = PLAN_ENG_LLAMACPP;
     CHECK_NEAR(plan_speed_decode_s(&g, e, 1000) - plan_speed_decode_s(&s, e, 1000), 0.001, 1e-6);
+}
+
+/* An older build read memory as fast as the current one; it paid more per kernel launch: era_dec scales the fixed
+ * costs alone. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us, 200 us at an era share of 0.5. */
+static void test_old_build(const plan_efficiency *e) {
+    plan_efficiency *old = malloc(sizeof *old);
+    CHECK(old != NULL);
+    if (!old) return;
+    *old = *e;
+    old->set[PLAN_CUDA][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_ERA_DEC] = 0.5;
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 1;
+    s.pp_dev = -1;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e6};
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9 * 32 / 18;
+    s.load[0].n_layers = 10;
+    double now = plan_speed_decode_s(&s, old, 0);
+    CHECK_NEAR(now, 0.0011, 1e-6);
+    s.old_build = true;
+    CHECK_NEAR(plan_speed_decode_s(&s, old, 0), 0.0012, 1e-6);
+    free(old);
 }
 
 static void test_plain_buffers(const plan_efficiency *e) {
@@ -364,6 +388,7 @@ int main(void) {
     test_compute_bound(&e);
     test_depth(&e);
     test_plain_buffers(&e);
+    test_old_build(&e);
     test_split_adds_up(&e);
     test_bus_bound_prefill(&e);
     test_soc_prefill(&e);
