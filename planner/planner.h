@@ -314,7 +314,8 @@ enum plan_eff_scalar {
     PLAN_EFF_UBATCH_US,   /* fixed prefill cost per layer per ubatch */
     PLAN_EFF_HOP_US,      /* cost of crossing a device boundary, per token */
     PLAN_EFF_LINK,        /* achieved / nominal host-link bandwidth for weight uploads */
-    PLAN_EFF_ERA_DEC,     /* decode fixed costs (per layer, token, hop) of the current build / those of a build before PLAN_CURRENT_ERA (1 = same) */
+    PLAN_EFF_ERA_DEC,     /* the current build's fixed decode costs (per layer, token, hop) / those of a build
+                           * before PLAN_CURRENT_ERA (1 = same) */
     PLAN_EFF_ERA_PP,      /* that build's quantized prefill GEMM rate / the current one's (float GEMMs: cuBLAS, unchanged) */
     PLAN_EFF_NOFA_DEC,    /* decode attention rate with flash attention off / with it on (1 = same) */
     PLAN_EFF_NOFA_PP,     /* prefill attention compute with flash attention off / with it on; its scores' memory traffic apart */
