@@ -84,6 +84,15 @@ static void test_hostile(void) {
     expect_error(HDR "amd-epyc-9005,cpu,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,,,s,u\n", "core count");
 }
 
+/* Imports rows of the corpus's shape and the built-in constants: true when the rows parsed, n of them. */
+static bool import_rows(const char *text, const char *name, int n, plan_meas_set *s, plan_efficiency *e) {
+    fc_err err = {0};
+    CHECK_MSG(plan_corpus_import(s, text, name, &err) == FC_OK, "%s", err.msg);
+    CHECK(plan_efficiency_builtin(e, &err) == FC_OK);
+    CHECK_MSG(s->n == n, "%s: %d rows", name, s->n);
+    return s->n == n;
+}
+
 /* -fa as the row gives it, else its build's default (PLAN_FA_AUTO_ERA); without flash attention decode at depth
  * is slower on Metal, where the corpus's -fa 0 rows put the plain path's rate at a third of the fused kernel's. */
 static void test_flash_attn(void) {
@@ -92,12 +101,8 @@ static void test_flash_attn(void) {
                            "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2025-03,,s,u\n"
                            "apple-m2-ultra,metal,llama-3.1-8b,Q4_0,tg128@d8192,0,128,8192,1,,,,,,,2026-01,,s,u\n";
     plan_meas_set s = {0};
-    fc_err err = {0};
     plan_efficiency e;
-    CHECK_MSG(plan_corpus_import(&s, text, "fa.csv", &err) == FC_OK, "%s", err.msg);
-    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
-    CHECK(s.n == 4);
-    if (s.n == 4) {
+    if (import_rows(text, "fa.csv", 4, &s, &e)) {
         CHECK(s.m[0].setup.no_fa && !s.m[1].setup.no_fa && s.m[2].setup.no_fa && !s.m[3].setup.no_fa);
         double off = plan_meas_predict(&s.m[0], &e), on = plan_meas_predict(&s.m[1], &e);
         CHECK_MSG(off < 0.95 * on, "tg128@d8192 without flash attention %.1f, with %.1f t/s", off, on);
@@ -114,12 +119,8 @@ static void test_era(void) {
                            "rtx-4090,cuda,llama-3.1-8b,Q4_K_S,pp2048,2048,0,0,1,0,,,,,,2025-01,old,s,u\n"
                            "rtx-4090,cuda,llama-3.1-8b,Q4_K_S,pp2048,2048,0,0,1,0,,,,,,2024-07,,s,u\n";
     plan_meas_set s = {0};
-    fc_err err = {0};
     plan_efficiency e;
-    CHECK_MSG(plan_corpus_import(&s, text, "era.csv", &err) == FC_OK, "%s", err.msg);
-    CHECK(plan_efficiency_builtin(&e, &err) == FC_OK);
-    CHECK(s.n == 4);
-    if (s.n == 4) {
+    if (import_rows(text, "era.csv", 4, &s, &e)) {
         CHECK(s.m[0].setup.old_build && !s.m[1].setup.old_build && s.m[2].setup.old_build && !s.m[3].setup.old_build);
         double old_tps = plan_meas_predict(&s.m[0], &e), cur_tps = plan_meas_predict(&s.m[1], &e);
         CHECK_MSG(old_tps < 0.9 * cur_tps, "pp2048 as an old build %.0f, as the current one %.0f t/s", old_tps, cur_tps);
