@@ -71,42 +71,27 @@ static int listen_on(const net_serve_opts *o, char *shown, size_t cap, int *port
 }
 
 /* A place for a newcomer: a free slot, else the oldest without HELLO, else
- * the longest-quiet one past NET_EVICT_IDLE_S; -1 = full. */
-static int free_slot(slot *t, double now, net_serve_stats *st) {
+ * the longest-quiet one past NET_EVICT_IDLE_S; -1 = full. A connection
+ * accepted in this same batch (t_accept >= batch) is never the one evicted:
+ * the kernel hands over queued connections in bursts (a flood's SYN retries
+ * land together), and a real peer among them must get one read before a
+ * later newcomer can take its place. */
+static int free_slot(slot *t, double now, double batch, net_serve_stats *st) {
     int best = -1;
     for (int i = 0; i < NET_MAX_CONNS; i++) {
         if (t[i].fd < 0) return i;
-        if (!t[i].c.hello_done && (best < 0 || t[i].t_accept < t[best].t_accept)) best = i;
+        if (!t[i].c.hello_done && t[i].t_accept < batch && (best < 0 || t[i].t_accept < t[best].t_accept)) best = i;
     }
     if (best < 0)
         for (int i = 0; i < NET_MAX_CONNS; i++)
-            if (now - t[i].t_progress > NET_EVICT_IDLE_S && (best < 0 || t[i].t_progress < t[best].t_progress)) best = i;
+            if (t[i].t_accept < batch && now - t[i].t_progress > NET_EVICT_IDLE_S &&
+                (best < 0 || t[i].t_progress < t[best].t_progress))
+                best = i;
     if (best >= 0) {
         slot_close(&t[best]);
         st->evicted++;
     }
     return best;
-}
-
-static void accept_all(int lfd, slot *t, net_serve_stats *st) {
-    for (;;) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) return; /* EAGAIN, or a connection reset before we got to it */
-        double now = fc_now();
-        int i = free_slot(t, now, st);
-        if (i < 0) {
-            close(fd);
-            st->refused++;
-            continue;
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        t[i].fd = fd;
-        net_conn_init(&t[i].c);
-        t[i].t_accept = t[i].t_progress = now;
-        t[i].t_msg = 0;
-        st->accepted++;
-    }
 }
 
 static bool deadline_passed(const slot *s, double now) {
@@ -143,6 +128,32 @@ static bool service(slot *s, short revents, net_serve_stats *st) {
         s->t_progress = now;
     }
     return !s->c.close_after;
+}
+
+/* Takes every queued connection and reads what each has already sent, so a
+ * peer whose HELLO is waiting is known as one before the rest of the burst
+ * looks for a place. */
+static void accept_all(int lfd, slot *t, net_serve_stats *st) {
+    double batch = fc_now();
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return; /* EAGAIN, or a connection reset before we got to it */
+        double now = fc_now();
+        int i = free_slot(t, now, batch, st);
+        if (i < 0) {
+            close(fd);
+            st->refused++;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        t[i].fd = fd;
+        net_conn_init(&t[i].c);
+        t[i].t_accept = t[i].t_progress = now;
+        t[i].t_msg = 0;
+        st->accepted++;
+        if (!service(&t[i], POLLIN, st)) slot_close(&t[i]);
+    }
 }
 
 int net_serve(const net_serve_opts *o, net_serve_stats *st, fc_err *err) {
