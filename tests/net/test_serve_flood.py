@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """fitcheck serve as a network citizen (issue 20): while it is flooded with
 idle connections, garbage, dribbled headers and a reader that never reads, a
-well-formed peer keeps getting every answer within a second; replies are never
+well-formed peer keeps getting every answer within a second; a peer queued
+ahead of a burst larger than the table keeps its place; replies are never
 larger than asked; bad messages get one ERROR and a close; it binds only the
 numeric address given; SIGTERM stops it cleanly (exit 0)."""
 import os, random, select, signal, socket, struct, subprocess, sys, threading, time
@@ -153,6 +154,34 @@ stop.set()
 time.sleep(0.2)
 check(not peer_err, f"the well-formed peer was answered throughout ({len(lat)} pings) {peer_err[:1]}")
 check(len(lat) > 50 and max(lat) < 1.0, f"every answer within 1 s (max {max(lat) if lat else -1:.3f} s)")
+
+# ---- a burst: the kernel hands queued connections over together (a flood's SYN
+# retries land at once). With the server stopped, a real peer connects and sends
+# HELLO, then NET_BACKLOG + 4 idle peers queue behind it; resumed, the server
+# takes the whole queue in one go, more than its 16 slots: the real peer must
+# keep its place (its HELLO is read on accept), the idle ones be turned away.
+srv.send_signal(signal.SIGSTOP)
+try:
+    first = connect(port)
+    first.sendall(msg(1, 1))
+    burst = []
+    for _ in range(20):
+        b = socket.socket()
+        b.setblocking(False)
+        b.connect_ex(("127.0.0.1", port))
+        burst.append(b)
+    time.sleep(0.3)
+finally:
+    srv.send_signal(signal.SIGCONT)
+try:
+    t, _, p = reply(first)
+    got = f"type {t}"
+except OSError as e:
+    t, p, got = None, b"", str(e)
+check(t == 1 and len(p) == 16, f"a peer queued ahead of a burst of 20 is answered HELLO ({got})")
+for b in burst:
+    b.close()
+first.close()
 
 # ---- protocol errors: one ERROR, then closed
 for data, code, what in ((b"GET / HTTP/1.1\r\n\r\n", 1, "HTTP at the port"),
