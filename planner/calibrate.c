@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIT_ROUNDS 120            /* passes over all free constants, at most */
+/* Passes over all free constants, at most. The 812-row corpus's 119 constants settle at pass 189 (5 Dec
+ * 2026); stopped at 120, as it was, the fit ended short of its optimum and held-out Metal was 7.8%, not 7.6%. */
+#define FIT_ROUNDS 400
 #define FIT_STEP_GROW 1.5         /* a step that helped is tried longer next time */
 #define FIT_STEP0 1.0             /* first log step: x e^1 */
 #define FIT_STEP_MIN 0.002        /* stop refining below ~0.2% */
