@@ -17,10 +17,10 @@
 /* these held-out rows' medians on 2026-12-05, 812 rows, with the corpus's era column (the PR columns of #7676/#7860,
  * int8 tensor-core MMQ, are current builds), decode attention per cached element on CUDA/ROCm/Vulkan/SYCL, the
  * decode era factor on the fixed costs alone, the fit run to convergence (FIT_ROUNDS) and its prior pull at 0.002
- * (FIT_PRIOR_WEIGHT); the full leave-one-source-out is in docs/speed-model.md. With the pull at 0.0005: 8.1 / 6.7 /
- * 9.9 / 12.1%; stopped at 120 passes: 8.2 / 6.7 / 10.0 / 12.1%; before the era
- * factor: 8.6 / 7.5 / 10.0 / 12.9%; before the era column and attention per element: 9.6 / 8.2 / 11.5 / 16.9%;
- * before Metal decoded bandwidth-bound 10.8 / 9.3 / 11.9 / 16.9%; before soc_pp 11.5 / 9.8 / 13.4 / 19.8%. */
+ * (FIT_PRIOR_WEIGHT); the full leave-one-source-out is in docs/speed-model.md. Earlier, all / decode / prefill /
+ * depth: with the pull at 0.0005 8.1 / 6.7 / 9.9 / 12.1%; stopped at 120 passes 8.2 / 6.7 / 10.0 / 12.1%; before
+ * the era factor 8.6 / 7.5 / 10.0 / 12.9%; before the era column and attention per element 9.6 / 8.2 / 11.5 /
+ * 16.9%; before Metal decoded bandwidth-bound 10.8 / 9.3 / 11.9 / 16.9%; before soc_pp 11.5 / 9.8 / 13.4 / 19.8%. */
 #define CV_ACHIEVED_ALL 0.076
 #define CV_ACHIEVED_DECODE 0.070
 #define CV_ACHIEVED_PREFILL 0.084
