@@ -389,6 +389,19 @@ def _(d):
     assert any(not f for f in flags) and any(flags), flags
 
 
+
+# 38. A data-center CUDA card, a kind no corpus result was fitted on, gets its prefill caveat; a GeForce card
+#     of the fitted kind does not (planner/plan.c, docs/speed-model.md).
+@case(["llama-3.1-8b", "--hw", "a100-80gb-sxm"], "data-center CUDA caveat")
+def _(d):
+    said = [n for n in d["notes"] if "CUDA cores" in n]
+    assert len(said) == 1 and "a100-80gb-sxm" in said[0] and "6%" in said[0], d["notes"]
+
+
+@case(["llama-3.1-8b", "--hw", "rtx-4090,cpu-ddr5-6400-2ch:64"], "no caveat on a fitted kind of card")
+def _(d):
+    assert not any("CUDA cores" in n for n in d["notes"]), d["notes"]
+
 def main():
     passed = failed = 0
     for args, why, check, want_rc in CASES:
