@@ -29,22 +29,6 @@ static void note_add(plan_result *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* The CUDA constants were fitted on GeForce cards, whose CUDA cores (FP32/INT32) give a quarter of their FP16
- * tensor rate since Ampere; llama.cpp's quantized GEMMs unpack their tiles on those cores. The corpus has no card
- * with far fewer, and the two published results of such cards (ggml-org/llama.cpp#15013: an A100, 19.5 of 312
- * TFLOPS, and an H100, 51-67 of 756-989) prefilled at ~0.4x of the prediction (docs/speed-model.md). Two rows of
- * unstated variant fit no rate, so the plan says so rather than correcting, for a card below a third of the fitted
- * share (A100, H100, H200, B200: 1/28 to 1/15); Turing's 1/8 (T4, RTX 2080 Ti) is not said: no result shows how it fares. */
-#define PLAN_CUDA_CORE_SHARE_FITTED 0.25
-static void cuda_core_note(plan_result *r, const plan_device *g) {
-    if (g->backend != PLAN_CUDA || !(g->fp16_tflops > 0) || !(g->fp32_tflops > 0)) return;
-    double share = g->fp32_tflops / g->fp16_tflops;
-    if (share >= PLAN_CUDA_CORE_SHARE_FITTED / 3) return;
-    note_add(r, "speed: prefill on %s is likely too high: its CUDA cores run %.0f%% of its tensor rate, the cards the "
-             "CUDA constants were fitted on %.0f%%, and a published A100 and H100 prefilled at ~0.4x of this model "
-             "(docs/speed-model.md)", g->id, 100 * share, 100 * PLAN_CUDA_CORE_SHARE_FITTED);
-}
-
 /* What the hardware cannot take is the user's to fix: FC_EINPUT. */
 static int request_check(const plan_request *rq, fc_err *err) {
     const plan_params *p = &rq->params;
@@ -195,7 +179,13 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
                  r->speed.storage_assumed ? "assumed: no measured disk, 'fitcheck probe' measures it"
                                           : "the probe's sequential read");
     }
-    for (int g = 0; r->has_speed && g < r->hw.n_gpu; g++) cuda_core_note(r, &r->hw.gpu[g]);
+    for (int g = 0; r->has_speed && g < r->hw.n_gpu; g++) {
+        double share;
+        if (plan_prefill_unvalidated(&r->hw.gpu[g], &share))
+            note_add(r, "speed: prefill on %s is likely too high: its CUDA cores run %.0f%% of its tensor rate, the cards "
+                     "the CUDA constants were fitted on %.0f%%, and a published A100 and H100 prefilled at ~0.4x of this "
+                     "model (docs/speed-model.md)", r->hw.gpu[g].id, 100 * share, 100 * PLAN_CUDA_CORE_SHARE_FITTED);
+    }
     if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
     if (r->has_speed && rq->n_bench > 0 && (rc = bench_fill(rq, r, e, err))) goto out;
     if (rq->want & PLAN_WANT_CHOICE) {

@@ -487,6 +487,15 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
  * all-core reads sustain 70-90% of it (data/hardware.json cpu_platform notes). */
 #define PLAN_CPU_READ_OF_SPEC 0.80
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d);
+/* The CUDA constants were fitted on GeForce cards, whose CUDA cores (FP32/INT32) give a quarter of their FP16
+ * tensor rate since Ampere; llama.cpp's quantized GEMMs unpack their tiles on those cores. The corpus has no card
+ * with far fewer, and the two published results of such cards (ggml-org/llama.cpp#15013: an A100, 19.5 of 312
+ * TFLOPS, and an H100, 51-67 of 756-989) prefilled at ~0.4x of the prediction (docs/speed-model.md). Two rows of
+ * unstated variant fit no rate, so plans say so rather than correct it, for a card below a third of the fitted
+ * share (A100, H100, H200, B200: 1/28 to 1/15); Turing's 1/8 (T4, RTX 2080 Ti) is not said: no result shows how
+ * it fares. true for such a device; *share (may be NULL): its CUDA-core share. */
+#define PLAN_CUDA_CORE_SHARE_FITTED 0.25
+bool plan_prefill_unvalidated(const plan_device *d, double *share);
 /* A probed GPU as a plan device (measured bandwidth and link when present). */
 void plan_device_from_gpu(plan_device *d, const probe_gpu *g);
 
@@ -969,6 +978,7 @@ typedef struct plan_rank_row {
     double mem_gib;
     double price_usd;              /* launch price, 0 = none published */
     bool below_floor;              /* fits, but decodes under the request's min_tps */
+    bool prefill_unvalidated;      /* plan_prefill_unvalidated: its pp512 is likely too high */
     int where;                     /* enum plan_where */
     int backend;                   /* enum plan_backend its GPU runs (its own, or --backend); CPU for a CPU platform */
     plan_params params;            /* the placement found */

@@ -49,6 +49,7 @@ int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out
             plan_speed_predict(rq->model, hw, m, &r->params, e, plan_full_depth(&r->params), &r->speed, &serr))
             r->where = PLAN_ON_NONE;
         r->below_floor = r->where != PLAN_ON_NONE && r->speed.tg128 < rq->min_tps;
+        r->prefill_unvalidated = hw->n_gpu && plan_prefill_unvalidated(&hw->gpu[0], NULL);
     }
     if (!rc) qsort(out->row, out->n, sizeof *out->row, rank_cmp);
     free(hw);

@@ -43,6 +43,13 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     }
 }
 
+bool plan_prefill_unvalidated(const plan_device *d, double *share) {
+    if (d->backend != PLAN_CUDA || !(d->fp16_tflops > 0) || !(d->fp32_tflops > 0)) return false;
+    double s = d->fp32_tflops / d->fp16_tflops;
+    if (share) *share = s;
+    return s < PLAN_CUDA_CORE_SHARE_FITTED / 3;
+}
+
 int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw *hw, const plan_memory *mem,
                          const plan_params *p, fc_err *err) {
     memset(s, 0, sizeof *s);

@@ -173,6 +173,7 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
             fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx, min_tps);
     fprintf(out, "%4s %-26s %8s %7s  %-7s %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "backend",
             "fits", "ngl", "pp512", "tg128", "tg@ctx", "t/s/k$");
+    bool any_caveat = false;
     for (size_t i = 0; i < rk->n; i++) {
         const plan_rank_row *x = &rk->row[i];
         char ngl[16] = "-", price[16] = "-", per[16] = "-";
@@ -183,11 +184,15 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
         fprintf(out, "%4zu %-26s %6.0f G %7s  %-7s %-20s", i + 1, x->id, x->mem_gib, price, plan_backend_name(x->backend),
                 plan_where_name(x->where));
         if (x->where != PLAN_ON_NONE)
-            fprintf(out, " %5s %9.0f %8.1f %9.1f %9s%s", ngl, x->speed.pp512, x->speed.tg128, x->speed.tg_depth, per,
-                    x->below_floor ? "  below the floor" : "");
+            fprintf(out, " %5s %8.0f%c %8.1f %9.1f %9s%s", ngl, x->speed.pp512, x->prefill_unvalidated ? '*' : ' ',
+                    x->speed.tg128, x->speed.tg_depth, per, x->below_floor ? "  below the floor" : "");
         fputc('\n', out);
+        any_caveat |= x->where != PLAN_ON_NONE && x->prefill_unvalidated;
     }
     fprintf(out, "prices: launch list prices in US dollars where published ('fitcheck hw --json' cites each)\n");
+    if (any_caveat)
+        fprintf(out, "*: likely too high: a data-center CUDA card's CUDA cores, which unpack quantized weights, run far "
+                     "below the share of the cards the model was fitted on (docs/speed-model.md)\n");
 }
 
 void rep_fits_head(FILE *out, const plan_result *r) {

@@ -402,6 +402,13 @@ def _(d):
 def _(d):
     assert not any("CUDA cores" in n for n in d["notes"]), d["notes"]
 
+
+@case(["llama-3.1-8b", "--hw", "all"], "--hw all marks the data-center CUDA prefill")
+def _(d):
+    flag = {x["device"]: x["prefill_unvalidated"] for x in d["hardware"]}
+    assert flag["a100-80gb-sxm"] and flag["h100-sxm"], flag
+    assert not flag["rtx-4090"] and not flag["l40s"] and not flag["apple-m2-ultra"], flag
+
 def main():
     passed = failed = 0
     for args, why, check, want_rc in CASES:
