@@ -163,11 +163,14 @@ static int pick_best(const plan_choice *c, int skip) {
     return best;
 }
 
-static int pick_fastest(const plan_choice *c) {
+/* The fastest row that fits, among the re-quantizations of a native release or among the rest. */
+static int pick_fastest(const plan_choice *c, bool requant) {
     int f = -1;
-    for (int i = 0; i < c->n_row; i++)
-        if (fits_row(&c->row[i]) && c->row[i].has_speed && (f < 0 || c->row[i].speed.tg128 > c->row[f].speed.tg128))
+    for (int i = 0; i < c->n_row; i++) {
+        const plan_choice_row *r = &c->row[i];
+        if (fits_row(r) && r->requant == requant && r->has_speed && (f < 0 || r->speed.tg128 > c->row[f].speed.tg128))
             f = i;
+    }
     return f;
 }
 
@@ -202,7 +205,8 @@ static void rows_explain(plan_choice *c) {
 
 /* Picks among the rows placed at c->n_ctx; false when nothing fits. */
 static bool rows_pick(plan_choice *c, const plan_hw *hw) {
-    c->fastest = pick_fastest(c);
+    c->fastest = pick_fastest(c, false);
+    int requant = pick_fastest(c, true);
     c->best = pick_best(c, -1);
     c->runner_up = c->best >= 0 ? pick_best(c, c->best) : -1;
     bool any_fit = false;
@@ -225,10 +229,20 @@ static bool rows_pick(plan_choice *c, const plan_hw *hw) {
                      r->speed.tg128);
             break;
         }
-    } else if (any_fit && c->fastest >= 0) {
-        snprintf(c->reason, sizeof c->reason,
-                 "nothing decodes at %g t/s here: the fastest that fits is %s at %.1f t/s (--min-tps 0 to choose anyway)",
-                 c->min_tps, c->row[c->fastest].quant, c->row[c->fastest].speed.tg128);
+    } else if (any_fit && (c->fastest >= 0 || requant >= 0)) {
+        int n = c->fastest >= 0 ? snprintf(c->reason, sizeof c->reason,
+                                           "nothing decodes at %g t/s here: the fastest that fits is %s at %.1f t/s "
+                                           "(--min-tps 0 to choose anyway)",
+                                           c->min_tps, c->row[c->fastest].quant, c->row[c->fastest].speed.tg128)
+                                : snprintf(c->reason, sizeof c->reason, "only re-quantizations of the %s release fit here",
+                                           c->row[0].quant);
+        /* A re-quantization is never chosen (it loses quality the release has), but where only it reaches the
+         * floor, that is the trade a user may want to make: say what it costs. */
+        const plan_choice_row *q = requant >= 0 ? &c->row[requant] : NULL;
+        if (q && q->speed.tg128 >= c->min_tps && n > 0 && (size_t)n < sizeof c->reason)
+            snprintf(c->reason + n, sizeof c->reason - (size_t)n,
+                     "; re-quantized from the release, %s would decode at %.1f t/s at +%.2f%% perplexity (--quant %s)",
+                     q->quant, q->speed.tg128, q->ppl_pct, q->quant);
     } else if (any_fit) {
         /* the label of a machine without a profile already says what to run */
         snprintf(c->reason, sizeof c->reason, "speed unknown on %.120s%s, so no type is known to reach %g t/s",

@@ -812,7 +812,7 @@ typedef struct plan_choice {
     int n_row;
     int best;                      /* index of the recommendation, -1 if none */
     int runner_up;                 /* the next best by the same objective, -1 if none */
-    int fastest;                   /* the fastest row that fits, -1 if none fits */
+    int fastest;                   /* the fastest row that fits and may be chosen (not a re-quantization), -1: none */
     uint32_t n_ctx;                /* the context the table was made for */
     double min_tps;                /* the floor the choice used */
     char reason[256];

@@ -215,7 +215,7 @@ void rep_fits_row(FILE *out, const char *name, double params_b, const plan_resul
         return;
     }
     if (c->best < 0 && c->fastest >= 0) {
-        /* It fits, but nothing decodes at the floor: say how fast it would be. */
+        /* It fits, but nothing it may choose decodes at the floor: say how fast it would be. */
         fprintf(out, "too slow here: the fastest, %s, decodes %.1f t/s < %g\n", c->row[c->fastest].quant,
                 c->row[c->fastest].speed.tg128, c->min_tps);
         return;

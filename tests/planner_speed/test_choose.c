@@ -168,6 +168,26 @@ static void test_native_format(void) {
         CHECK_MSG(r->native || r->quality_borrowed || r->ppl_pct == 0, "%s quality not marked borrowed", r->quant);
     }
     free(c);
+    /* A floor between the release's speed and a faster re-quantization's: nothing is chosen, the reason names the
+     * release as the fastest that may be chosen (not the re-quantization, which reaches the floor: "nothing
+     * decodes at 10 t/s ... Q4_0 at 11.4 t/s" said otherwise), and the re-quantization as the trade on offer. */
+    c = choose("gpt-oss-20b", "cpu-ddr5-6400-2ch:64", 0, &hw);
+    int rel = -1, rq = -1;
+    for (int i = 0; i < c->n_row; i++) {
+        const plan_choice_row *r = &c->row[i];
+        if (r->native && r->has_speed) rel = i;
+        if (r->requant && r->has_speed && r->where != PLAN_ON_NONE && (rq < 0 || r->speed.tg128 > c->row[rq].speed.tg128))
+            rq = i;
+    }
+    CHECK(rel >= 0 && rq >= 0 && c->row[rq].speed.tg128 > c->row[rel].speed.tg128);
+    double floor = rel >= 0 && rq >= 0 ? 0.5 * (c->row[rel].speed.tg128 + c->row[rq].speed.tg128) : 1;
+    char want[32];
+    snprintf(want, sizeof want, "%s would decode", rq >= 0 ? c->row[rq].quant : "?");
+    free(c);
+    c = choose("gpt-oss-20b", "cpu-ddr5-6400-2ch:64", floor, &hw);
+    CHECK(c->best < 0 && c->fastest >= 0 && !c->row[c->fastest].requant && c->row[c->fastest].speed.tg128 < floor);
+    CHECK_MSG(strstr(c->reason, "nothing decodes") && strstr(c->reason, want), "%s", c->reason);
+    free(c);
     /* A Llama 3 model uses its own family's figures. */
     c = choose("llama-3.1-8b", "rtx-4090", 0, &hw);
     for (int i = 0; i < c->n_row; i++) CHECK_MSG(!c->row[i].quality_borrowed, "%s", c->row[i].quant);
