@@ -180,12 +180,12 @@ static void test_native_format(void) {
             rq = i;
     }
     CHECK(rel >= 0 && rq >= 0 && c->row[rq].speed.tg128 > c->row[rel].speed.tg128);
-    double floor = rel >= 0 && rq >= 0 ? 0.5 * (c->row[rel].speed.tg128 + c->row[rq].speed.tg128) : 1;
+    double between = rel >= 0 && rq >= 0 ? 0.5 * (c->row[rel].speed.tg128 + c->row[rq].speed.tg128) : 1;
     char want[32];
     snprintf(want, sizeof want, "%s would decode", rq >= 0 ? c->row[rq].quant : "?");
     free(c);
-    c = choose("gpt-oss-20b", "cpu-ddr5-6400-2ch:64", floor, &hw);
-    CHECK(c->best < 0 && c->fastest >= 0 && !c->row[c->fastest].requant && c->row[c->fastest].speed.tg128 < floor);
+    c = choose("gpt-oss-20b", "cpu-ddr5-6400-2ch:64", between, &hw);
+    CHECK(c->best < 0 && c->fastest >= 0 && !c->row[c->fastest].requant && c->row[c->fastest].speed.tg128 < between);
     CHECK_MSG(strstr(c->reason, "nothing decodes") && strstr(c->reason, want), "%s", c->reason);
     free(c);
     /* A Llama 3 model uses its own family's figures. */
