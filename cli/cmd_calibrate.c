@@ -18,7 +18,7 @@ typedef struct calibrate_request {
     int n_files;
     const char *hw;      /* a probe profile of the machine the runs came from */
     const char *out;     /* NULL: the default calibration file */
-    bool dry_run, json, cross_validate, from_prior, csv;
+    bool dry_run, json, cross_validate, evaluate, from_prior, csv;
 } calibrate_request;
 
 static void calibrate_usage(FILE *out) {
@@ -30,7 +30,7 @@ static void calibrate_usage(FILE *out) {
             "FILE is any of:\n"
             "  llama-bench output: llama-bench -o json > a.json, or -o jsonl, or -o csv\n"
             "  fitcheck run --bench results saved with -o jsonl\n"
-            "  a published-results table shaped like data/published_bench.csv\n\n"
+            "  a published-results table shaped like data/published_bench.csv or data/bench_corpus.csv\n\n"
             "options:\n"
             "  --hw FILE.json   probe profile of the machine the runs came from (default: this one)\n"
             "  --out FILE       where to save (default: $XDG_CACHE_HOME/fitcheck/calibration.json)\n"
@@ -41,6 +41,9 @@ static void calibrate_usage(FILE *out) {
             "  --cross-validate report out-of-sample errors, save nothing: refit without one source\n"
             "                   at a time and without one device family at a time, predict what was\n"
             "                   left out (fitcheck calibrate --cross-validate data/bench_corpus.csv)\n"
+            "  --evaluate       predict the measurements with the constants in use and report the\n"
+            "                   errors as --cross-validate does, fit and save nothing (results no fit\n"
+            "                   has seen: fitcheck calibrate --evaluate data/holdout_bench.csv)\n"
             "  --json           machine-readable output\n");
 }
 
@@ -48,7 +51,8 @@ static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
     static const struct option opts[] = {
         {"hw", required_argument, 0, 'w'}, {"out", required_argument, 0, 'o'}, {"dry-run", no_argument, 0, 'n'},
         {"json", no_argument, 0, 'j'},     {"help", no_argument, 0, 'h'},      {"cross-validate", no_argument, 0, 'x'},
-        {"from-prior", no_argument, 0, 'p'},   {"csv", no_argument, 0, 'c'},     {0, 0, 0, 0},
+        {"from-prior", no_argument, 0, 'p'},   {"csv", no_argument, 0, 'c'},     {"evaluate", no_argument, 0, 'e'},
+        {0, 0, 0, 0},
     };
     memset(rq, 0, sizeof *rq);
     optind = 1;
@@ -61,6 +65,7 @@ static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
         case 'n': rq->dry_run = true; break;
         case 'j': rq->json = true; break;
         case 'x': rq->cross_validate = rq->dry_run = true; break;
+        case 'e': rq->evaluate = rq->dry_run = true; break;
         case 'p': rq->from_prior = true; break;
         case 'c': rq->csv = true; break;
         case 'h': calibrate_usage(stdout); return -1;
@@ -73,6 +78,8 @@ static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
         rq->files[rq->n_files++] = argv[optind];
     }
     if (!rq->n_files) return cli_usage_error("calibrate", "no measurement FILE given");
+    if (rq->evaluate && (rq->cross_validate || rq->csv || rq->from_prior))
+        return cli_usage_error("calibrate", "--evaluate fits nothing: not with --cross-validate, --csv or --from-prior");
     return FC_OK;
 }
 
@@ -98,6 +105,45 @@ static int import_all(const calibrate_request *rq, const probe_profile *p, plan_
     return FC_OK;
 }
 
+/* --evaluate: the constants in use against the measurements, nothing fitted. */
+static int calibrate_evaluate(const calibrate_request *rq, const plan_meas_set *set, const plan_efficiency *in_use,
+                              fc_err *err) {
+    double *pred = calloc((size_t)set->n + 1, sizeof *pred);
+    if (!pred) return fc_err_set(err, FC_ERUNTIME, "out of memory");
+    for (int i = 0; i < set->n; i++) pred[i] = plan_meas_predict(&set->m[i], in_use);
+    plan_cv_stats st;
+    plan_cv_summarize(set, pred, &st);
+    if (rq->json) cli_print_json(rep_eval_json(set, &st, pred));
+    else rep_eval_text(stdout, &st);
+    free(pred);
+    return FC_OK;
+}
+
+static int calibrate_cross_validate(const calibrate_request *rq, const plan_meas_set *set,
+                                    const plan_efficiency *in_use, fc_err *err) {
+    plan_cv_report cv;
+    int rc = plan_cv_report_make(in_use, set, &cv, err);
+    if (rc) return rc;
+    if (rq->json) cli_print_json(rep_cv_json(set, &cv));
+    else rep_cv_text(stdout, &cv);
+    plan_cv_report_free(&cv);
+    return FC_OK;
+}
+
+static int calibrate_fit(const calibrate_request *rq, const plan_meas_set *set, const plan_efficiency *before,
+                         plan_efficiency *after, const char *path, fc_err *err) {
+    plan_fit_stats b = {0}, a = {0};
+    *after = *before;
+    int rc = plan_calibrate(after, set, &b, &a, err);
+    if (!rc && !rq->dry_run) rc = plan_efficiency_save(after, path, err);
+    if (rc) return rc;
+    const rep_calibrate_view v = {set, before, after, b, a, rq->dry_run ? NULL : path};
+    if (rq->csv) rep_calibrate_csv(stdout, &v);
+    else if (rq->json) cli_print_json(rep_calibrate_json(&v));
+    else rep_calibrate_text(stdout, &v);
+    return FC_OK;
+}
+
 int cli_calibrate(int argc, char **argv) {
     calibrate_request rq;
     int rc = calibrate_parse(argc, argv, &rq);
@@ -117,30 +163,9 @@ int cli_calibrate(int argc, char **argv) {
     /* Start from the constants in use: the file being refitted, else the default calibration. */
     if (!rc) rc = rq.from_prior ? plan_efficiency_prior(before, &err)
                                 : plan_efficiency_load(before, access(path, F_OK) == 0 ? path : NULL, &err);
-    plan_fit_stats b = {0}, a = {0};
-    if (!rc && rq.cross_validate) {
-        plan_cv_report cv;
-        rc = plan_cv_report_make(before, &set, &cv, &err);
-        if (!rc && rq.json) cli_print_json(rep_cv_json(&set, &cv));
-        else if (!rc) rep_cv_text(stdout, &cv);
-        if (!rc) plan_cv_report_free(&cv);
-        plan_meas_set_free(&set);
-        free(p);
-        free(before);
-        free(after);
-        return rc ? cli_report_error("calibrate", &err) : 0;
-    }
-    if (!rc) {
-        *after = *before;
-        rc = plan_calibrate(after, &set, &b, &a, &err);
-    }
-    if (!rc && !rq.dry_run) rc = plan_efficiency_save(after, path, &err);
-    if (!rc) {
-        const rep_calibrate_view v = {&set, before, after, b, a, rq.dry_run ? NULL : path};
-        if (rq.csv) rep_calibrate_csv(stdout, &v);
-        else if (rq.json) cli_print_json(rep_calibrate_json(&v));
-        else rep_calibrate_text(stdout, &v);
-    }
+    if (!rc) rc = rq.evaluate         ? calibrate_evaluate(&rq, &set, before, &err)
+                  : rq.cross_validate ? calibrate_cross_validate(&rq, &set, before, &err)
+                                      : calibrate_fit(&rq, &set, before, after, path, &err);
     plan_meas_set_free(&set);
     free(p);
     free(before);

@@ -1,5 +1,5 @@
 /* `fitcheck calibrate`: the fit (text, --json, --csv rows shaped like
- * data/efficiency.csv) and the --cross-validate summary (text, --json). */
+ * data/efficiency.csv), the --cross-validate summary and the --evaluate one (text, --json). */
 #include "reports/reports.h"
 
 #include <stdbool.h>
@@ -58,22 +58,32 @@ static const char *const cv_what[PLAN_CV_RUNS] = {"constants in use", "fitted on
 static const char *const cv_keys[PLAN_CV_RUNS] = {"current", "in_sample", "leave_one_source_out",
                                                   "leave_one_family_out", "repeat_other_sources", "repeat_loso"};
 
-void rep_cv_text(FILE *out, const plan_cv_report *r) {
+static void cv_header(FILE *out) {
     fprintf(out, "median |predicted/measured - 1|         rows     all  decode prefill  d>=%dk   per backend\n",
             PLAN_CV_DEEP / 1024);
-    for (int k = 0; k < PLAN_CV_RUNS; k++) {
-        const plan_cv_stats *st = &r->st[k];
-        fprintf(out, "%-38s %5d", cv_what[k], st->n);
-        const int n[4] = {st->n, st->n_dec, st->n_pp, st->n_deep};
-        const double med[4] = {st->med, st->med_dec, st->med_pp, st->med_deep};
-        for (int c = 0; c < 4; c++)
-            if (n[c]) fprintf(out, "  %6.1f%%", 100 * med[c]);
-            else fprintf(out, "  %7s", "-"); /* no such rows: no median */
-        fprintf(out, "  ");
-        for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
-            if (st->n_be[b]) fprintf(out, " %s %.1f%% (%d)", plan_backend_name(b), 100 * st->med_be[b], st->n_be[b]);
-        fprintf(out, "\n");
-    }
+}
+
+static void cv_line(FILE *out, const char *what, const plan_cv_stats *st) {
+    fprintf(out, "%-38s %5d", what, st->n);
+    const int n[4] = {st->n, st->n_dec, st->n_pp, st->n_deep};
+    const double med[4] = {st->med, st->med_dec, st->med_pp, st->med_deep};
+    for (int c = 0; c < 4; c++)
+        if (n[c]) fprintf(out, "  %6.1f%%", 100 * med[c]);
+        else fprintf(out, "  %7s", "-"); /* no such rows: no median */
+    fprintf(out, "  ");
+    for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
+        if (st->n_be[b]) fprintf(out, " %s %.1f%% (%d)", plan_backend_name(b), 100 * st->med_be[b], st->n_be[b]);
+    fprintf(out, "\n");
+}
+
+void rep_cv_text(FILE *out, const plan_cv_report *r) {
+    cv_header(out);
+    for (int k = 0; k < PLAN_CV_RUNS; k++) cv_line(out, cv_what[k], &r->st[k]);
+}
+
+void rep_eval_text(FILE *out, const plan_cv_stats *st) {
+    cv_header(out);
+    cv_line(out, cv_what[PLAN_CV_IN_USE], st);
 }
 
 static json_t *cv_stats_json(const plan_cv_stats *st) {
@@ -87,18 +97,36 @@ static json_t *cv_stats_json(const plan_cv_stats *st) {
                      "deep", st->med_deep, "backends", be);
 }
 
+/* A measurement as the row of a --cross-validate or --evaluate report, its predictions added by the caller. */
+static json_t *meas_row_json(const plan_meas *m) {
+    return json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f}", "label", m->label, "source", m->source, "device", m->device,
+                     "backend", plan_backend_name(m->backend), "n_prompt", m->n_prompt, "n_gen", m->n_gen, "n_depth",
+                     m->n_depth, "measured_tps", m->tps);
+}
+
 json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r) {
     json_t *root = json_object();
     for (int k = 0; k < PLAN_CV_RUNS; k++) json_object_set_new(root, cv_keys[k], cv_stats_json(&r->st[k]));
     /* each row's out-of-sample predictions, to see where the error comes from */
     json_t *rows = json_array();
     for (int i = 0; i < set->n; i++) {
-        const plan_meas *m = &set->m[i];
-        json_t *row = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:f}", "label", m->label, "source", m->source,
-                                "device", m->device, "backend", plan_backend_name(m->backend), "n_prompt", m->n_prompt,
-                                "n_gen", m->n_gen, "n_depth", m->n_depth, "measured_tps", m->tps, "loso_tps",
-                                r->loso[i], "lofo_tps", r->lofo[i]);
+        json_t *row = meas_row_json(&set->m[i]);
+        json_object_set_new(row, "loso_tps", json_real(r->loso[i]));
+        json_object_set_new(row, "lofo_tps", json_real(r->lofo[i]));
         if (r->repeat[i] > 0) json_object_set_new(row, "other_sources_tps", json_real(r->repeat[i]));
+        json_array_append_new(rows, row);
+    }
+    json_object_set_new(root, "rows", rows);
+    return root;
+}
+
+json_t *rep_eval_json(const plan_meas_set *set, const plan_cv_stats *st, const double *pred) {
+    json_t *root = json_object();
+    json_object_set_new(root, cv_keys[PLAN_CV_IN_USE], cv_stats_json(st));
+    json_t *rows = json_array();
+    for (int i = 0; i < set->n; i++) {
+        json_t *row = meas_row_json(&set->m[i]);
+        json_object_set_new(row, "predicted_tps", json_real(pred[i]));
         json_array_append_new(rows, row);
     }
     json_object_set_new(root, "rows", rows);

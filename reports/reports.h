@@ -181,7 +181,9 @@ json_t *rep_models_local_json(const plan_local_model *v, size_t n);
 /* `fitcheck calibrate`: each measurement predicted by the constants before
  * and after the fit, the fit's errors, where it was saved (NULL: --dry-run);
  * --csv: the fitted constants of every backend measured, as
- * data/efficiency.csv rows. --cross-validate: plan_cv_report_make's result. */
+ * data/efficiency.csv rows. --cross-validate: plan_cv_report_make's result.
+ * --evaluate: the constants in use against the measurements, nothing fitted
+ * (pred[i]: measurement i's prediction, st: their errors). */
 typedef struct rep_calibrate_view {
     const plan_meas_set *set;
     const plan_efficiency *before_e, *after_e;
@@ -193,6 +195,8 @@ json_t *rep_calibrate_json(const rep_calibrate_view *v);
 void rep_calibrate_csv(FILE *out, const rep_calibrate_view *v);
 void rep_cv_text(FILE *out, const plan_cv_report *r);
 json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r);
+void rep_eval_text(FILE *out, const plan_cv_stats *st);
+json_t *rep_eval_json(const plan_meas_set *set, const plan_cv_stats *st, const double *pred);
 
 /* ---- charts (inline SVG) ---------------------------------------------------
  * Each chart carries its own text alternative (<title> and <desc>, role=img)

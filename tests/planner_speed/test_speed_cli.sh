@@ -26,6 +26,33 @@ t 2 "calibrate truncated jsonl" "$bin" calibrate "$tmp/bad.jsonl"
 t 0 "calibrate published, dry run" "$bin" calibrate --dry-run "$src/data/published_bench.csv"
 grep -q "median |error|" "$out" || { echo "FAIL: no fit quality printed"; fail=1; }
 [ ! -e "$tmp/cache/fitcheck/calibration.json" ] || { echo "FAIL: --dry-run saved"; fail=1; }
+# --evaluate: the constants in use against a file, nothing fitted, nothing saved; the sealed set
+# (data/holdout_bench.csv) is judged this way and only this way.
+t 0 "calibrate --evaluate" "$bin" calibrate --evaluate --json "$src/data/holdout_bench.csv"
+python3 - "$out" "$src/data/holdout_bench.csv" <<'PY' || fail=1
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+rows = [x for x in csv.DictReader(l for l in open(sys.argv[2]) if not l.startswith('#'))]
+assert r["current"]["n"] == len(r["rows"]) == len(rows) > 0, (r["current"]["n"], len(rows))
+assert all(x["predicted_tps"] > 0 and x["measured_tps"] == float(c["tps"]) for x, c in zip(r["rows"], rows))
+assert r["current"]["n_decode"] + r["current"]["n_prefill"] == len(rows)
+PY
+[ ! -e "$tmp/cache/fitcheck/calibration.json" ] || { echo "FAIL: --evaluate saved"; fail=1; }
+t 2 "calibrate --evaluate with --cross-validate" "$bin" calibrate --evaluate --cross-validate "$src/data/holdout_bench.csv"
+t 2 "calibrate --evaluate with --from-prior" "$bin" calibrate --evaluate --from-prior "$src/data/holdout_bench.csv"
+# The corpus and the sealed set are what scripts/corpus_build.py makes of their transcriptions, and share no source
+# (the script refuses one that both cite: a fit must never see the sealed set).
+for set in corpus holdout; do
+    python3 "$src/scripts/corpus_build.py" "$set" "$tmp" >/dev/null || { echo "FAIL: corpus_build.py $set"; fail=1; }
+done
+cmp -s "$tmp/bench_corpus.csv" "$src/data/bench_corpus.csv" || { echo "FAIL: data/bench_corpus.csv is not its build"; fail=1; }
+cmp -s "$tmp/holdout_bench.csv" "$src/data/holdout_bench.csv" || { echo "FAIL: data/holdout_bench.csv is not its build"; fail=1; }
+mkdir -p "$tmp/data/holdout" && cp -r "$src/data/corpus" "$tmp/data/"
+printf '@src leak | url=%s#issuecomment-1 | date=2026-01\n@run backend=cuda\n@table tg128\nrtx-4090 llama-2-7b Q4_0 100\n' \
+    "$(awk -F, '$1 == "rtx-4090" { print $NF; exit }' "$src/data/bench_corpus.csv")" >"$tmp/data/holdout/leak.txt"
+CORPUS_DATA="$tmp/data" python3 "$src/scripts/corpus_build.py" holdout "$tmp" >/dev/null 2>"$errf" &&
+    { echo "FAIL: a corpus source in the sealed set was accepted"; fail=1; }
+grep -q "sources in both" "$errf" || { echo "FAIL: shared source not named"; cat "$errf"; fail=1; }
 t 0 "calibrate saves" "$bin" calibrate --json "$src/data/published_bench.csv"
 python3 - "$out" "$tmp/cache/fitcheck/calibration.json" <<'PY' || fail=1
 import json, sys
