@@ -108,6 +108,7 @@ static int import_all(const calibrate_request *rq, const probe_profile *p, plan_
 /* --evaluate: the constants in use against the measurements, nothing fitted. */
 static int calibrate_evaluate(const calibrate_request *rq, const plan_meas_set *set, const plan_efficiency *in_use,
                               fc_err *err) {
+    if (set->n <= 0) return fc_err_set(err, FC_EINPUT, "no measurements to evaluate");
     double *pred = calloc((size_t)set->n + 1, sizeof *pred);
     if (!pred) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     for (int i = 0; i < set->n; i++) pred[i] = plan_meas_predict(&set->m[i], in_use);

@@ -40,6 +40,9 @@ PY
 [ ! -e "$tmp/cache/fitcheck/calibration.json" ] || { echo "FAIL: --evaluate saved"; fail=1; }
 t 2 "calibrate --evaluate with --cross-validate" "$bin" calibrate --evaluate --cross-validate "$src/data/holdout_bench.csv"
 t 2 "calibrate --evaluate with --from-prior" "$bin" calibrate --evaluate --from-prior "$src/data/holdout_bench.csv"
+head -n 7 "$src/data/holdout_bench.csv" | grep -v '^#' | head -n 1 >"$tmp/no_rows.csv"   # the header alone
+t 2 "calibrate --evaluate, no rows" "$bin" calibrate --evaluate "$tmp/no_rows.csv"
+grep -q "no measurements" "$errf" || { echo "FAIL: empty file not said"; cat "$errf"; fail=1; }
 # The corpus and the sealed set are what scripts/corpus_build.py makes of their transcriptions, and share no source
 # (the script refuses one that both cite: a fit must never see the sealed set).
 for set in corpus holdout; do
