@@ -37,7 +37,8 @@ static void calibrate_usage(FILE *out) {
             "  --dry-run        fit and report, save nothing\n"
             "  --from-prior     start the fit from data/efficiency_prior.csv, not the constants in use\n"
             "  --csv            print the fitted constants of the backends measured as\n"
-            "                   data/efficiency.csv rows (with --dry-run: how the built-ins are refitted)\n"
+            "                   data/efficiency.csv rows (with --dry-run: how the built-ins are refitted);\n"
+            "                   with --cross-validate: the held-out medians as data/speed_accuracy.csv\n"
             "  --cross-validate report out-of-sample errors, save nothing: refit without one source\n"
             "                   at a time and without one device family at a time, predict what was\n"
             "                   left out (fitcheck calibrate --cross-validate data/bench_corpus.csv)\n"
@@ -125,7 +126,8 @@ static int calibrate_cross_validate(const calibrate_request *rq, const plan_meas
     plan_cv_report cv;
     int rc = plan_cv_report_make(in_use, set, &cv, err);
     if (rc) return rc;
-    if (rq->json) cli_print_json(rep_cv_json(set, &cv));
+    if (rq->csv) rep_cv_csv(stdout, &cv);
+    else if (rq->json) cli_print_json(rep_cv_json(set, &cv));
     else rep_cv_text(stdout, &cv);
     plan_cv_report_free(&cv);
     return FC_OK;

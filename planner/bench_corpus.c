@@ -67,14 +67,8 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
     char line[CORPUS_LINE_MAX];
-    int got;
     bool header = false;
-    while ((got = plan_csv_line(&cur, line, sizeof line)) != 0) {
-        if (got < 0 || !line[0] || line[0] == '#') continue;
-        if (!header) {
-            header = true;
-            continue;
-        }
+    while (plan_csv_data_line(&cur, line, sizeof line, &header)) {
         char *f[DEVICES_FIELDS];
         if (plan_csv_fields(line, f, DEVICES_FIELDS) != DEVICES_FIELDS || strcasecmp(f[D_ID], id)) continue;
         double gbs, tflops, nc = 0;

@@ -78,6 +78,14 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+int plan_meas_phase(const plan_meas *m) {
+    return m->n_gen > 0 && !m->n_prompt ? PLAN_PHASE_DECODE : PLAN_PHASE_PREFILL;
+}
+
+int plan_meas_eff_set(const plan_meas *m) {
+    return m->backend == PLAN_CPU ? plan_eff_set_of(&m->setup.dev[0], m->engine) : m->backend;
+}
+
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st) {
     memset(st, 0, sizeof *st);
     double *all = malloc(sizeof(double) * ((size_t)s->n + 1) * 4);
@@ -87,7 +95,7 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
         const plan_meas *m = &s->m[i];
         double e = m->tps > 0 ? fabs(pred[i] / m->tps - 1.0) : 0;
         all[st->n++] = e;
-        if (m->n_gen > 0 && !m->n_prompt) dec[st->n_dec++] = e;
+        if (plan_meas_phase(m) == PLAN_PHASE_DECODE) dec[st->n_dec++] = e;
         else pp[st->n_pp++] = e;
     }
     st->med = median(all, st->n);
@@ -103,6 +111,15 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
         st->n_be[be] = n;
         st->med_be[be] = median(tmp, n);
     }
+    for (int set = 0; set < PLAN_EFF_SETS; set++)
+        for (int ph = 0; ph < PLAN_PHASES; ph++) {
+            int n = 0;
+            for (int i = 0; i < s->n; i++)
+                if (plan_meas_eff_set(&s->m[i]) == set && plan_meas_phase(&s->m[i]) == ph)
+                    tmp[n++] = fabs(pred[i] / s->m[i].tps - 1.0);
+            st->n_set[set][ph] = n;
+            st->med_set[set][ph] = median(tmp, n);
+        }
     free(all);
 }
 

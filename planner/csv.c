@@ -29,3 +29,13 @@ int plan_csv_fields(char *line, char **f, int max) {
     }
     return n;
 }
+
+int plan_csv_data_line(const char **cursor, char *line, size_t cap, bool *header) {
+    int got;
+    while ((got = plan_csv_line(cursor, line, cap)) != 0) {
+        if (got < 0 || !line[0] || line[0] == '#') continue;
+        if (*header) return 1;
+        *header = true;
+    }
+    return 0;
+}

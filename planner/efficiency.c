@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-extern const fc_embed_file plan_data_files[]; /* data/efficiency.csv, data/quality.csv */
+extern const fc_embed_file plan_data_files[]; /* data/efficiency.csv, data/quality.csv, ... (planner/meson.build) */
 extern const size_t plan_data_files_count;
 
 #define EFF_LINE_MAX 1024

@@ -361,6 +361,10 @@ bool plan_eff_set_used(int set, int engine);
  * line split at commas into at most max fields (the last keeps the rest). */
 int plan_csv_line(const char **cursor, char *line, size_t cap);
 int plan_csv_fields(char *line, char **f, int max);
+/* The next data line of a built-in table: comments, blank and overlong lines
+ * and the header (the first other line; *header tracks it, start false)
+ * skipped. 1 with the line, 0 at the end. */
+int plan_csv_data_line(const char **cursor, char *line, size_t cap, bool *header);
 /* A data file of data/ built into the binary ("efficiency.csv", "quality.csv", ...), NUL-terminated; NULL if absent. */
 const char *plan_data_file(const char *name);
 const char *plan_eff_scalar_name(int p);
@@ -671,14 +675,37 @@ enum plan_cv_by { PLAN_CV_SOURCE = 0, PLAN_CV_FAMILY };
 #define PLAN_CV_DEEP 16384        /* "long context" rows: depth at least this */
 int plan_cross_validate(const plan_efficiency *base, const plan_meas_set *s, int by, double *pred, fc_err *err);
 
+/* A test's phase, as the medians count it: decode is a tgN test alone; a ppN
+ * or ppN+tgN test is prefill (its prompt is most of its time). */
+enum plan_phase { PLAN_PHASE_DECODE = 0, PLAN_PHASE_PREFILL, PLAN_PHASES };
+const char *plan_phase_name(int phase);   /* "decode", "prefill" */
+int plan_meas_phase(const plan_meas *m);
+/* The efficiency set whose constants predict a measurement's device (plan_eff_set_of). */
+int plan_meas_eff_set(const plan_meas *m);
+
 typedef struct plan_cv_stats {
     int n, n_dec, n_pp, n_deep;
     double med, med_dec, med_pp, med_deep;   /* median |pred/meas - 1| */
     int n_be[PLAN_BACKEND_COUNT];
     double med_be[PLAN_BACKEND_COUNT];
+    int n_set[PLAN_EFF_SETS][PLAN_PHASES];   /* per efficiency set and phase */
+    double med_set[PLAN_EFF_SETS][PLAN_PHASES];
 } plan_cv_stats;
-/* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend. */
+/* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend, per set and phase. */
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
+
+/* How far the speed model was off on published results it was not fitted on,
+ * refitted without one source at a time (`calibrate --cross-validate --csv`
+ * over data/bench_corpus.csv, built in from data/speed_accuracy.csv): per
+ * efficiency set and phase, the number of results and the median
+ * |predicted/measured - 1|. rows 0: the set was not measured there (a CPU the
+ * probe measured: its constants come from this machine's own runs). */
+typedef struct plan_accuracy {
+    int set;
+    int rows[PLAN_PHASES];
+    double median[PLAN_PHASES];
+} plan_accuracy;
+int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err);
 
 /* The corpus's own reproducibility: a row whose test (device, backend, model,
  * type, test, -fa, -ub, threads) another source measured too is "predicted" by the
@@ -946,6 +973,7 @@ typedef struct plan_result {
     bool has_spec;                 /* a draft model was given and both speeds are known */
     plan_spec spec;
     uint32_t wired_limit_mb[PLAN_MAX_DEVICES]; /* per GPU: the sysctl that makes it fit, 0 = none */
+    plan_accuracy accuracy;        /* with a speed: the held-out error of the set that runs most of it */
 } plan_result;
 
 /* Fills res (FC_EINPUT for a request the hardware cannot take, e.g. more

@@ -55,13 +55,7 @@ static void csv_each(const char *name, int n_field, int n_min, void (*fn)(qtable
     const char *cur = plan_data_file(name);
     char line[QUALITY_LINE_MAX];
     bool header = false;
-    int got;
-    while (cur && (got = plan_csv_line(&cur, line, sizeof line)) != 0) {
-        if (got < 0 || !line[0] || line[0] == '#') continue;
-        if (!header) {
-            header = true;
-            continue;
-        }
+    while (cur && plan_csv_data_line(&cur, line, sizeof line, &header)) {
         char *f[QUALITY_FIELDS];
         if (plan_csv_fields(line, f, n_field) >= n_min) fn(t, f);
     }

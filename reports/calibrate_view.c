@@ -87,14 +87,39 @@ void rep_eval_text(FILE *out, const plan_cv_stats *st) {
 }
 
 static json_t *cv_stats_json(const plan_cv_stats *st) {
-    json_t *be = json_object();
+    json_t *be = json_object(), *sets = json_object();
     for (int b = 0; b < PLAN_BACKEND_COUNT; b++)
         if (st->n_be[b])
             json_object_set_new(be, plan_backend_name(b),
                                 json_pack("{s:i,s:f}", "n", st->n_be[b], "median_abs_err", st->med_be[b]));
-    return json_pack("{s:i,s:f,s:i,s:f,s:i,s:f,s:i,s:f,s:o}", "n", st->n, "median_abs_err", st->med, "n_decode", st->n_dec,
-                     "decode", st->med_dec, "n_prefill", st->n_pp, "prefill", st->med_pp, "n_deep", st->n_deep,
-                     "deep", st->med_deep, "backends", be);
+    for (int set = 0; set < PLAN_EFF_SETS; set++) {
+        json_t *phases = json_object();
+        for (int ph = 0; ph < PLAN_PHASES; ph++)
+            if (st->n_set[set][ph])
+                json_object_set_new(phases, plan_phase_name(ph),
+                                    json_pack("{s:i,s:f}", "n", st->n_set[set][ph], "median_abs_err", st->med_set[set][ph]));
+        if (json_object_size(phases)) json_object_set_new(sets, plan_eff_set_name(set), phases);
+        else json_decref(phases);
+    }
+    return json_pack("{s:i,s:f,s:i,s:f,s:i,s:f,s:i,s:f,s:o,s:o}", "n", st->n, "median_abs_err", st->med, "n_decode",
+                     st->n_dec, "decode", st->med_dec, "n_prefill", st->n_pp, "prefill", st->med_pp, "n_deep",
+                     st->n_deep, "deep", st->med_deep, "backends", be, "sets", sets);
+}
+
+/* data/speed_accuracy.csv: the leave-one-source-out medians per efficiency set and phase (plan_accuracy_of_set). */
+void rep_cv_csv(FILE *out, const plan_cv_report *r) {
+    const plan_cv_stats *st = &r->st[PLAN_CV_LOSO];
+    fprintf(out, "# How far the speed model was off on published llama-bench results it was not fitted on: refitted without\n"
+                 "# one source at a time, predicting that source. Per efficiency set and phase (decode: tgN tests; prefill:\n"
+                 "# ppN and ppN+tgN), the results and the median |predicted/measured - 1|. Written by 'fitcheck calibrate\n"
+                 "# --cross-validate --csv' over %d results (data/bench_corpus.csv; docs/speed-model.md); 'fitcheck plan'\n"
+                 "# prints it beside a speed.\n"
+                 "set,phase,rows,median_abs_err\n", st->n);
+    for (int set = 0; set < PLAN_EFF_SETS; set++)
+        for (int ph = 0; ph < PLAN_PHASES; ph++)
+            if (st->n_set[set][ph])
+                fprintf(out, "%s,%s,%d,%.4f\n", plan_eff_set_name(set), plan_phase_name(ph), st->n_set[set][ph],
+                        st->med_set[set][ph]);
 }
 
 /* A measurement as the row of a --cross-validate or --evaluate report, its predictions added by the caller. */

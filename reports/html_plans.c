@@ -134,6 +134,11 @@ int html_quants(FILE *fp, const rep_report *r, fc_err *err) {
         }
         int rc = quant_table(fp, pv, err);
         if (rc) return rc;
+        if (pv->accuracy[0]) {
+            fputs("<p class=\"note\">Accuracy: ", fp);
+            rep_html_escape(fp, pv->accuracy);
+            fputs(" (docs/speed-model.md).</p>\n", fp);
+        }
         shown++;
     }
     if (shown)

@@ -5,6 +5,21 @@
 #include "planner/planner.h"
 #include "reports/reports.h"
 
+/* plan_accuracy: per phase measured, the held-out results and their median |predicted/measured - 1|. */
+static json_t *accuracy_json(const plan_accuracy *a) {
+    json_t *j = json_object();
+    for (int ph = 0; ph < PLAN_PHASES; ph++)
+        if (a->rows[ph])
+            json_object_set_new(j, plan_phase_name(ph),
+                                json_pack("{s:i,s:f}", "rows", a->rows[ph], "median_abs_err", a->median[ph]));
+    if (!json_object_size(j)) {
+        json_decref(j);
+        return json_null();
+    }
+    json_object_set_new(j, "set", json_string(plan_eff_set_name(a->set)));
+    return j;
+}
+
 static json_t *speed_json(const plan_speed_result *s) {
     json_t *o = json_pack("{s:f,s:f,s:i,s:f,s:f}", "pp512_tps", s->pp512, "tg128_tps", s->tg128, "depth",
                           (json_int_t)s->depth, "pp512_at_depth_tps", s->pp_depth, "tg128_at_depth_tps", s->tg_depth);
@@ -167,6 +182,7 @@ json_t *rep_plan_json(const plan_result *r) {
     if (r->params.extras) json_object_set_new(root, "extras", extras_json(r));
     if (r->has_spec) json_object_set_new(root, "speculative", spec_json(&r->spec));
     if (!r->has_speed) json_object_set_new(root, "speed_note", json_string(r->speed_note));
+    json_object_set_new(root, "speed_accuracy", r->has_speed ? accuracy_json(&r->accuracy) : json_null());
     if (r->n_sweep) {
         json_t *sw = json_array();
         for (int i = 0; i < r->n_sweep; i++) json_array_append_new(sw, speed_json(&r->sweep[i]));

@@ -159,6 +159,9 @@ void rep_plan_text(FILE *out, const plan_result *r) {
         fprintf(out,
                 "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
                 r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
+        char acc[REP_ACCURACY_LEN];
+        rep_accuracy_sentence(&r->accuracy, acc, sizeof acc);
+        if (acc[0]) fprintf(out, "accuracy  %s\n", acc);
         fprintf(out, "command   %s\n", fc_safe(r->llama_cmd));
         if (r->has_spec) spec_text(out, r);
     }

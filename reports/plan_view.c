@@ -43,6 +43,21 @@ static void choice_fill(rep_plan_view *v, const plan_result *r) {
     }
 }
 
+void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
+    const int *n = a->rows;
+    buf[0] = '\0';
+    if (!n[PLAN_PHASE_DECODE] && !n[PLAN_PHASE_PREFILL]) return;
+    size_t len = (size_t)snprintf(buf, cap, "held out one source at a time, %s predictions were off by a median",
+                                  plan_eff_set_name(a->set));
+    const char *sep = "", *unit = " published results";
+    for (int ph = 0; ph < PLAN_PHASES && len < cap; ph++)
+        if (n[ph]) {
+            len += (size_t)snprintf(buf + len, cap - len, "%s %.0f%% on %s (%d%s)", sep, 100 * a->median[ph],
+                                    plan_phase_name(ph), n[ph], unit);
+            sep = " and", unit = "";
+        }
+}
+
 void rep_plan_view_fill(rep_plan_view *v, const plan_result *r) {
     memset(v, 0, sizeof *v);
     const model_desc *d = r->model;
@@ -65,5 +80,6 @@ void rep_plan_view_fill(rep_plan_view *v, const plan_result *r) {
         v->pp_ts[v->n_depths] = r->sweep[i].pp_depth;
         v->tg_ts[v->n_depths] = r->sweep[i].tg_depth;
     }
+    rep_accuracy_sentence(&r->accuracy, v->accuracy, sizeof v->accuracy);
     if (r->choice) choice_fill(v, r);
 }

@@ -181,7 +181,8 @@ json_t *rep_models_local_json(const plan_local_model *v, size_t n);
 /* `fitcheck calibrate`: each measurement predicted by the constants before
  * and after the fit, the fit's errors, where it was saved (NULL: --dry-run);
  * --csv: the fitted constants of every backend measured, as
- * data/efficiency.csv rows. --cross-validate: plan_cv_report_make's result.
+ * data/efficiency.csv rows. --cross-validate: plan_cv_report_make's result
+ * (with --csv: the held-out medians as data/speed_accuracy.csv rows).
  * --evaluate: the constants in use against the measurements, nothing fitted
  * (pred[i]: measurement i's prediction, st: their errors). */
 typedef struct rep_calibrate_view {
@@ -194,6 +195,7 @@ void rep_calibrate_text(FILE *out, const rep_calibrate_view *v);
 json_t *rep_calibrate_json(const rep_calibrate_view *v);
 void rep_calibrate_csv(FILE *out, const rep_calibrate_view *v);
 void rep_cv_text(FILE *out, const plan_cv_report *r);
+void rep_cv_csv(FILE *out, const plan_cv_report *r);
 json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r);
 void rep_eval_text(FILE *out, const plan_cv_stats *st);
 json_t *rep_eval_json(const plan_meas_set *set, const plan_cv_stats *st, const double *pred);
@@ -295,6 +297,13 @@ typedef struct rep_plan_quant {
     bool recommended;
 } rep_plan_quant;
 
+/* "held out one source at a time, CUDA predictions were off by a median 5% on
+ * decode (94 published results) and 12% on prefill (164)": how far a plan's
+ * speed may be off (plan_accuracy), as every view says it; "" when no
+ * published result was held out for its set. */
+#define REP_ACCURACY_LEN 200
+void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap);
+
 typedef struct rep_plan_view {
     char model[128];
     char source[64];               /* "catalog", "GGUF file", "config.json" */
@@ -308,6 +317,7 @@ typedef struct rep_plan_view {
     int n_depths;
     char command[2048];            /* llama.cpp command line (PLAN_CMD_MAX) */
     char note[256];                /* what is missing, said plainly */
+    char accuracy[REP_ACCURACY_LEN]; /* rep_accuracy_sentence of the plan, "" when none */
 } rep_plan_view;
 
 /* The page's view of a plan made with PLAN_WANT_CHOICE | PLAN_WANT_SWEEP:

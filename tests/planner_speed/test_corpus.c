@@ -211,6 +211,23 @@ out:
     free(sub.m);
 }
 
+/* data/speed_accuracy.csv is `calibrate --cross-validate --csv` over this corpus: its rows per efficiency set and
+ * phase are the corpus's (a corpus changed without rewriting it fails here), its medians are fractions. */
+static void test_accuracy_file(const plan_meas_set *set) {
+    int n[PLAN_EFF_SETS][PLAN_PHASES] = {{0}};
+    for (int i = 0; i < set->n; i++) n[plan_meas_eff_set(&set->m[i])][plan_meas_phase(&set->m[i])]++;
+    for (int s = 0; s < PLAN_EFF_SETS; s++) {
+        plan_accuracy a;
+        fc_err err = {0};
+        CHECK_MSG(plan_accuracy_of_set(s, &a, &err) == FC_OK, "%s", err.msg);
+        for (int ph = 0; ph < PLAN_PHASES; ph++) {
+            CHECK_MSG(a.rows[ph] == n[s][ph], "%s %s: %d rows in data/speed_accuracy.csv, %d in the corpus",
+                      plan_eff_set_name(s), plan_phase_name(ph), a.rows[ph], n[s][ph]);
+            CHECK(a.rows[ph] == 0 || (a.median[ph] > 0 && a.median[ph] < 1));
+        }
+    }
+}
+
 int main(void) {
     test_repeats();
     test_test_names();
@@ -265,6 +282,7 @@ int main(void) {
         CHECK_MSG(st.med_deep <= CORPUS_DEEP_MAX, "deep %.3f", st.med_deep);
     }
     free(pred);
+    test_accuracy_file(&set);
     test_soc_shared(&set);
     test_metal_unbound(&set);
     plan_meas_set_free(&set);

@@ -81,6 +81,15 @@ assert q[rec["quant"]]["speed"]["tg128_tps"] >= 100, rec
 assert rec["llama_cpp"].startswith("llama-server -m ") and "-ngl 999" in rec["llama_cpp"], rec
 assert "num_ctx 4096" in rec["ollama"], rec
 PY
+# Beside a speed, how far its set's predictions were off held out (data/speed_accuracy.csv).
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+a = json.load(open(sys.argv[1]))["speed_accuracy"]
+assert a["set"] == "CUDA" and a["decode"]["rows"] > 50 and 0 < a["decode"]["median_abs_err"] < 0.2, a
+PY
+t 0 "plan accuracy, text" "$bin" plan llama-3.1-8b --hw amd-epyc-9005
+grep -q "^accuracy  held out one source at a time, CPU-datasheet predictions were off" "$out" ||
+    { echo "FAIL: no accuracy line for a datasheet CPU"; cat "$out"; fail=1; }
 t 0 "plan --ctx-sweep" "$bin" plan llama-3.1-8b --hw rtx-4090 --ctx 8192 --ctx-sweep
 grep -q "^    8192 " "$out" || { echo "FAIL: sweep does not reach the context"; fail=1; }
 t 2 "plan bad --min-tps" "$bin" plan llama-3.1-8b --min-tps fast

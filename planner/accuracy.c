@@ -1,0 +1,42 @@
+/* How far the speed model was off on published results it was not fitted on,
+ * refitted without one source at a time (data/speed_accuracy.csv, written by
+ * `fitcheck calibrate --cross-validate --csv data/bench_corpus.csv`): what
+ * `plan` prints beside a speed, so a user knows how much to trust it on
+ * their backend. */
+#include "planner/planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define ACC_LINE_MAX 256
+#define ACC_FIELDS 4 /* set, phase, rows, median_abs_err */
+
+static const char *const phase_names[PLAN_PHASES] = {"decode", "prefill"};
+
+const char *plan_phase_name(int phase) {
+    return phase >= 0 && phase < PLAN_PHASES ? phase_names[phase] : "?";
+}
+
+int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
+    memset(a, 0, sizeof *a);
+    a->set = set;
+    const char *cur = plan_data_file("speed_accuracy.csv");
+    if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv is not built in");
+    char line[ACC_LINE_MAX];
+    bool header = false;
+    while (plan_csv_data_line(&cur, line, sizeof line, &header)) {
+        char *f[ACC_FIELDS];
+        if (plan_csv_fields(line, f, ACC_FIELDS) != ACC_FIELDS || strcasecmp(f[0], plan_eff_set_name(set))) continue;
+        int ph = !strcmp(f[1], phase_names[PLAN_PHASE_DECODE]) ? PLAN_PHASE_DECODE
+                 : !strcmp(f[1], phase_names[PLAN_PHASE_PREFILL]) ? PLAN_PHASE_PREFILL : -1;
+        char *end1, *end2;
+        long rows = strtol(f[2], &end1, 10);
+        double med = strtod(f[3], &end2);
+        if (ph < 0 || *end1 || *end2 || rows <= 0 || rows > PLAN_MEAS_MAX || !(med >= 0 && med < 100))
+            return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv: bad row for '%s'", f[0]);
+        a->rows[ph] = (int)rows;
+        a->median[ph] = med;
+    }
+    return FC_OK;
+}
