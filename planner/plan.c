@@ -121,21 +121,6 @@ static int cluster_fill(const plan_request *rq, plan_result *r, fc_err *err) {
     return rc;
 }
 
-/* The held-out error of the constants that predict most of the plan: those
- * of the first GPU holding layers, else the host's (none for a CPU the probe
- * measured: its constants come from this machine's own runs). */
-static int accuracy_fill(plan_result *r, fc_err *err) {
-    const plan_device *d = &r->hw.host;
-    for (int g = 0; g < r->hw.n_gpu; g++)
-        if (r->mem.gpu[g].n_layers > 0) {
-            d = &r->hw.gpu[g];
-            break;
-        }
-    plan_speed_dev sd;
-    plan_speed_dev_from_device(&sd, d);
-    return plan_accuracy_of_set(plan_eff_set_of(&sd, PLAN_ENG_LLAMACPP), &r->accuracy, err);
-}
-
 int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     memset(r, 0, sizeof *r);
     r->model = rq->model;
@@ -173,7 +158,7 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
         r->has_speed = true;
     else
         snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
-    if (r->has_speed && (rc = accuracy_fill(r, err))) goto out;
+    if (r->has_speed && (rc = plan_accuracy_of_plan(&r->hw, &r->mem, &r->accuracy, err))) goto out;
     if (r->has_speed && r->params.extras && r->params.extras->draft) {
         fc_err sp = {0};
         if (plan_spec_predict(rq->model, &r->hw, &r->mem, &r->params, e, &r->spec, &sp) == FC_OK) r->has_spec = true;

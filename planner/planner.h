@@ -706,6 +706,9 @@ typedef struct plan_accuracy {
     double median[PLAN_PHASES];
 } plan_accuracy;
 int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err);
+/* That of the set which predicts most of a placement: the first GPU holding
+ * layers, else the host (none for a CPU the probe measured). */
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accuracy *a, fc_err *err);
 
 /* The corpus's own reproducibility: a row whose test (device, backend, model,
  * type, test, -fa, -ub, threads) another source measured too is "predicted" by the
@@ -1007,6 +1010,7 @@ typedef struct plan_rank_row {
     double price_usd;              /* launch price, 0 = none published */
     bool below_floor;              /* fits, but decodes under the request's min_tps */
     bool prefill_unvalidated;      /* plan_prefill_unvalidated: its pp512 is likely too high */
+    plan_accuracy accuracy;        /* plan_accuracy_of_plan, when it fits */
     int where;                     /* enum plan_where */
     int backend;                   /* enum plan_backend its GPU runs (its own, or --backend); CPU for a CPU platform */
     plan_params params;            /* the placement found */

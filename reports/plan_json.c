@@ -207,6 +207,7 @@ json_t *rep_rank_json(const plan_result *r, const plan_rank *rk, double min_tps)
         json_object_set_new(j, "launch_price_usd", x->price_usd > 0 ? json_real(x->price_usd) : json_null());
         json_object_set_new(j, "below_floor", json_boolean(x->below_floor));
         json_object_set_new(j, "prefill_unvalidated", json_boolean(x->prefill_unvalidated));
+        json_object_set_new(j, "speed_accuracy", x->where == PLAN_ON_NONE ? json_null() : accuracy_json(&x->accuracy));
         json_object_set_new(j, "speed", x->where == PLAN_ON_NONE ? json_null() : speed_json(&x->speed));
         json_array_append_new(arr, j);
     }

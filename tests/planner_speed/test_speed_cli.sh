@@ -169,7 +169,15 @@ PY
 t 0 "rank, each device's own backend" "$bin" plan llama-2-7b --hw all --json
 python3 - "$out" <<'PY' || fail=1
 import json, sys
-b = {x["device"]: x["backend"] for x in json.load(open(sys.argv[1]))["hardware"]}
+h = json.load(open(sys.argv[1]))["hardware"]
+b = {x["device"]: x["backend"] for x in h}
 assert b["rtx-4090"] == "CUDA" and b["rx-7900-xtx"] == "ROCm" and b["apple-m1-max"] == "Metal", b
+# each fitting row carries its own set's held-out error: the ROCm card ROCm's, the CPU platforms the datasheet CPU's
+acc = {x["device"]: x["speed_accuracy"] for x in h}
+assert acc["rx-7900-xtx"]["set"] == "ROCm" and acc["amd-epyc-9005"]["set"] == "CPU-datasheet", acc
+assert all((x["speed_accuracy"] is None) == (x["fits"] == "does not fit") for x in h)
 PY
+t 0 "rank, text" "$bin" plan llama-2-7b --hw all
+grep -q "^accuracy: held out one source at a time, the median error on decode / prefill was CUDA " "$out" ||
+    { echo "FAIL: no accuracy line under the ranking"; tail -3 "$out"; fail=1; }
 exit $fail
