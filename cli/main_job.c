@@ -19,6 +19,9 @@ int cli_main_job(void) {
     plan_request rq = {.hw = hw, .eff = eff, .min_tps = PLAN_DEFAULT_MIN_TPS, .want = PLAN_WANT_CHOICE};
     plan_params_default(&rq.params);
     int n_fit = 0, n_models = (int)model_catalog_count();
+    plan_accuracy *acc = calloc((size_t)n_models + 1, sizeof *acc); /* each plan's, for the tail */
+    size_t n_acc = 0;
+    if (!rc && !acc) rc = fc_err_set(&err, FC_ERUNTIME, "out of memory");
     for (int i = 0; !rc && i < n_models; i++) {
         model_catalog_info info;
         model_desc model;
@@ -31,11 +34,13 @@ int cli_main_job(void) {
             if (i == 0) rep_fits_head(stdout, r);
             rep_fits_row(stdout, info.name, (double)info.params_reference / 1e9, r);
             n_fit += r->choice && r->choice->best >= 0;
-            if (i == n_models - 1) rep_fits_tail(stdout, n_fit, n_models, r);
+            if (r->has_speed) acc[n_acc++] = r->accuracy;
+            if (i == n_models - 1) rep_fits_tail(stdout, n_fit, n_models, r, acc, n_acc);
             plan_result_free(r);
         }
         model_desc_free(&model);
     }
+    free(acc);
     free(hw);
     free(eff);
     free(r);

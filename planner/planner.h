@@ -998,6 +998,7 @@ typedef struct plan_local_model {
     bool planned;                     /* false: error says why */
     int verdict;                      /* enum plan_verdict, when planned */
     double tg128;                     /* predicted decode t/s; 0 = not predicted */
+    plan_accuracy accuracy;           /* the plan's, when tg128 was predicted */
     char error[FC_ERR_MSG_MAX];
 } plan_local_model;
 int plan_local_make(const char *models_dir, plan_local_model **out, size_t *n, fc_err *err);

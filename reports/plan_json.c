@@ -5,8 +5,7 @@
 #include "planner/planner.h"
 #include "reports/reports.h"
 
-/* plan_accuracy: per phase measured, the held-out results and their median |predicted/measured - 1|. */
-static json_t *accuracy_json(const plan_accuracy *a) {
+json_t *rep_accuracy_json(const plan_accuracy *a) {
     json_t *j = json_object();
     for (int ph = 0; ph < PLAN_PHASES; ph++)
         if (a->rows[ph])
@@ -182,7 +181,7 @@ json_t *rep_plan_json(const plan_result *r) {
     if (r->params.extras) json_object_set_new(root, "extras", extras_json(r));
     if (r->has_spec) json_object_set_new(root, "speculative", spec_json(&r->spec));
     if (!r->has_speed) json_object_set_new(root, "speed_note", json_string(r->speed_note));
-    json_object_set_new(root, "speed_accuracy", r->has_speed ? accuracy_json(&r->accuracy) : json_null());
+    json_object_set_new(root, "speed_accuracy", r->has_speed ? rep_accuracy_json(&r->accuracy) : json_null());
     if (r->n_sweep) {
         json_t *sw = json_array();
         for (int i = 0; i < r->n_sweep; i++) json_array_append_new(sw, speed_json(&r->sweep[i]));
@@ -207,7 +206,7 @@ json_t *rep_rank_json(const plan_result *r, const plan_rank *rk, double min_tps)
         json_object_set_new(j, "launch_price_usd", x->price_usd > 0 ? json_real(x->price_usd) : json_null());
         json_object_set_new(j, "below_floor", json_boolean(x->below_floor));
         json_object_set_new(j, "prefill_unvalidated", json_boolean(x->prefill_unvalidated));
-        json_object_set_new(j, "speed_accuracy", x->where == PLAN_ON_NONE ? json_null() : accuracy_json(&x->accuracy));
+        json_object_set_new(j, "speed_accuracy", x->where == PLAN_ON_NONE ? json_null() : rep_accuracy_json(&x->accuracy));
         json_object_set_new(j, "speed", x->where == PLAN_ON_NONE ? json_null() : speed_json(&x->speed));
         json_array_append_new(arr, j);
     }

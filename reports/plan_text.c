@@ -6,6 +6,7 @@
 #include "planner/planner.h"
 #include "reports/reports.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *bytes_or_dash(uint64_t b, char *buf, size_t cap) { return b ? fc_fmt_bytes(b, buf, cap) : "-"; }
@@ -169,27 +170,6 @@ void rep_plan_text(FILE *out, const plan_result *r) {
     if (r->n_sweep) sweep_text(out, r);
 }
 
-/* One line for the sets the ranked devices run on: how far each set's predictions were off held out. */
-static void rank_accuracy_text(FILE *out, const plan_rank *rk) {
-    bool shown[PLAN_EFF_SETS] = {false}, any = false;
-    for (size_t i = 0; i < rk->n; i++) {
-        const plan_accuracy *a = &rk->row[i].accuracy;
-        if (rk->row[i].where == PLAN_ON_NONE || shown[a->set] ||
-            (!a->rows[PLAN_PHASE_DECODE] && !a->rows[PLAN_PHASE_PREFILL]))
-            continue;
-        shown[a->set] = true;
-        fprintf(out, "%s %s", any ? "," : "accuracy: held out one source at a time, the median error on decode / prefill was",
-                plan_eff_set_name(a->set));
-        for (int ph = 0; ph < PLAN_PHASES; ph++) {
-            fprintf(out, "%s", ph ? " /" : "");
-            if (a->rows[ph]) fprintf(out, " %.0f%%", 100 * a->median[ph]);
-            else fprintf(out, " -");
-        }
-        any = true;
-    }
-    if (any) fprintf(out, " (data/speed_accuracy.csv)\n");
-}
-
 void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double min_tps) {
     const model_ftype_info *ft = model_ftype_by_id(r->model->hp.file_type);
     fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM);\n"
@@ -217,7 +197,12 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
     if (any_caveat)
         fprintf(out, "*: likely too high: a data-center CUDA card's CUDA cores, which unpack quantized weights, run far "
                      "below the share of the cards the model was fitted on (docs/speed-model.md)\n");
-    rank_accuracy_text(out, rk);
+    plan_accuracy *acc = malloc(sizeof *acc * (rk->n + 1));
+    size_t n_acc = 0;
+    for (size_t i = 0; acc && i < rk->n; i++)
+        if (rk->row[i].where != PLAN_ON_NONE) acc[n_acc++] = rk->row[i].accuracy;
+    if (acc) rep_accuracy_line(out, acc, n_acc);
+    free(acc);
 }
 
 void rep_fits_head(FILE *out, const plan_result *r) {
@@ -255,7 +240,8 @@ void rep_fits_row(FILE *out, const char *name, double params_b, const plan_resul
             plan_where_name(q->where), c->n_ctx, q->speed.pp512, q->speed.tg128);
 }
 
-void rep_fits_tail(FILE *out, int n_fit, int n_models, const plan_result *r) {
+void rep_fits_tail(FILE *out, int n_fit, int n_models, const plan_result *r, const plan_accuracy *acc, size_t n_acc) {
     fprintf(out, "\n%d of %d catalog models have a recommendation here. Free memory: %s.\n", n_fit, n_models,
             fc_safe(r->hw.host.source));
+    rep_accuracy_line(out, acc, n_acc);
 }

@@ -58,6 +58,25 @@ void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
         }
 }
 
+void rep_accuracy_line(FILE *out, const plan_accuracy *a, size_t n) {
+    bool shown[PLAN_EFF_SETS] = {false}, any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].set < 0 || a[i].set >= PLAN_EFF_SETS || shown[a[i].set] ||
+            (!a[i].rows[PLAN_PHASE_DECODE] && !a[i].rows[PLAN_PHASE_PREFILL]))
+            continue;
+        shown[a[i].set] = true;
+        fprintf(out, "%s %s", any ? "," : "accuracy: held out one source at a time, the median error on decode / prefill was",
+                plan_eff_set_name(a[i].set));
+        for (int ph = 0; ph < PLAN_PHASES; ph++) {
+            fprintf(out, "%s", ph ? " /" : "");
+            if (a[i].rows[ph]) fprintf(out, " %.0f%%", 100 * a[i].median[ph]);
+            else fprintf(out, " -");
+        }
+        any = true;
+    }
+    if (any) fprintf(out, " (data/speed_accuracy.csv)\n");
+}
+
 void rep_plan_view_fill(rep_plan_view *v, const plan_result *r) {
     memset(v, 0, sizeof *v);
     const model_desc *d = r->model;

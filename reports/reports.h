@@ -139,10 +139,12 @@ json_t *rep_rank_json(const struct plan_result *r, const struct plan_rank *rk, d
 struct plan_cluster_plan;
 void rep_cluster_text(FILE *out, const struct plan_cluster_plan *p);
 json_t *rep_cluster_json(const struct plan_cluster_plan *p);
-/* The bare `fitcheck` main job: one line per catalog model. */
+/* The bare `fitcheck` main job: one line per catalog model; the tail ends
+ * with the held-out errors of the plans' sets (rep_accuracy_line). */
 void rep_fits_head(FILE *out, const struct plan_result *first);
 void rep_fits_row(FILE *out, const char *name, double params_b, const struct plan_result *r);
-void rep_fits_tail(FILE *out, int n_fit, int n_models, const struct plan_result *last);
+void rep_fits_tail(FILE *out, int n_fit, int n_models, const struct plan_result *last, const plan_accuracy *acc,
+                   size_t n_acc);
 
 /* ---- inspect, hw, models -------------------------------------------------
  * One result each, rendered as text and as the --json document documented in
@@ -303,6 +305,13 @@ typedef struct rep_plan_quant {
  * published result was held out for its set. */
 #define REP_ACCURACY_LEN 200
 void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap);
+/* Under a table of several plans: one line with the held-out decode / prefill
+ * medians of each distinct set among a[0..n) (rows 0 ones skipped); nothing
+ * when there is none (a CPU the probe measured). */
+void rep_accuracy_line(FILE *out, const plan_accuracy *a, size_t n);
+/* As JSON: {set, decode: {rows, median_abs_err}, prefill: {...}} with the
+ * phases measured; null where none was. */
+json_t *rep_accuracy_json(const plan_accuracy *a);
 
 typedef struct rep_plan_view {
     char model[128];
