@@ -11,6 +11,7 @@
 
 #define ACC_LINE_MAX 256
 #define ACC_FIELDS 4 /* set, phase, rows, median_abs_err */
+#define ACC_MEDIAN_MAX 10.0 /* a median error of 1000%: beyond it the file is broken, not the model */
 
 static const char *const phase_names[PLAN_PHASES] = {"decode", "prefill"};
 
@@ -33,7 +34,7 @@ int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
         char *end1, *end2;
         long rows = strtol(f[2], &end1, 10);
         double med = strtod(f[3], &end2);
-        if (ph < 0 || *end1 || *end2 || rows <= 0 || rows > PLAN_MEAS_MAX || !(med >= 0 && med < 100))
+        if (ph < 0 || *end1 || *end2 || rows <= 0 || rows > PLAN_MEAS_MAX || !(med >= 0 && med < ACC_MEDIAN_MAX))
             return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv: bad row for '%s'", f[0]);
         a->rows[ph] = (int)rows;
         a->median[ph] = med;

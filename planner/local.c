@@ -24,7 +24,10 @@ static void local_plan(plan_local_model *m, const plan_hw *hw, const plan_effici
     else {
         m->planned = true;
         m->verdict = r->mem.verdict;
-        if (r->has_speed) m->tg128 = r->speed.tg128, m->accuracy = r->accuracy;
+        if (r->has_speed) {
+            m->tg128 = r->speed.tg128;
+            m->accuracy = r->accuracy;
+        }
         plan_result_free(r);
     }
     model_desc_free(&d);
