@@ -61,8 +61,7 @@ print(f"\nsealed set, shipped constants: {s['n']} rows; median |predicted/measur
 print("  per backend: " + ", ".join(f"{b} {100 * v['median_abs_err']:.1f}% ({v['n']})" for b, v in s["backends"].items()))
 by_src = {}
 for row in h["rows"]:
-    phase = "decode" if row["n_gen"] > 0 and not row["n_prompt"] else "prefill"   # as the medians above count them
-    by_src.setdefault((row["source"], phase), []).append(row["predicted_tps"] / row["measured_tps"] - 1)
+    by_src.setdefault((row["source"], row["phase"]), []).append(row["predicted_tps"] / row["measured_tps"] - 1)
 med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
 print("  per source and phase (signed median: + predicted too fast):")
 for (src, phase), e in sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0])):

@@ -124,9 +124,9 @@ void rep_cv_csv(FILE *out, const plan_cv_report *r) {
 
 /* A measurement as the row of a --cross-validate or --evaluate report, its predictions added by the caller. */
 static json_t *meas_row_json(const plan_meas *m) {
-    return json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f}", "label", m->label, "source", m->source, "device", m->device,
-                     "backend", plan_backend_name(m->backend), "n_prompt", m->n_prompt, "n_gen", m->n_gen, "n_depth",
-                     m->n_depth, "measured_tps", m->tps);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f}", "label", m->label, "source", m->source, "device",
+                     m->device, "backend", plan_backend_name(m->backend), "phase", plan_phase_name(plan_meas_phase(m)),
+                     "n_prompt", m->n_prompt, "n_gen", m->n_gen, "n_depth", m->n_depth, "measured_tps", m->tps);
 }
 
 json_t *rep_cv_json(const plan_meas_set *set, const plan_cv_report *r) {
