@@ -39,9 +39,9 @@ static bool num_in(const char *s, double lo, double hi, double *out) {
  * and its theoretical bandwidth, which that conversion turns into what
  * llama.cpp's threads sustain. */
 static int corpus_dev(plan_speed_dev *d, const char *id, int backend, double spec_gbs, double tflops,
-                      double vulkan_tflops, int cores, bool soc, fc_err *err) {
+                      double vulkan_tflops, double int8_tops, int cores, bool soc, fc_err *err) {
     plan_device pd = {.backend = cores > 0 ? PLAN_CPU : backend, .bandwidth_gbs = spec_gbs, .n_cores = cores,
-                      .vulkan_tflops = vulkan_tflops, .unified = soc};
+                      .vulkan_tflops = vulkan_tflops, .int8_tops = int8_tops, .unified = soc};
     if (cores > 0) pd.fp32_tflops = tflops;
     else pd.fp16_tflops = tflops;
     snprintf(pd.id, sizeof pd.id, "%s", id);
@@ -62,7 +62,7 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
             return fc_err_set(err, FC_EINPUT, "device '%s' is a CPU platform without a core count; list the CPU in "
                                               "data/bench_devices.csv", id);
         return corpus_dev(d, id, backend, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops,
-                          e.vulkan_tflops, 0, plan_hwcat_unified(&e), err);
+                          e.vulkan_tflops, e.int8_tops, 0, plan_hwcat_unified(&e), err);
     }
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");
@@ -77,7 +77,7 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
             (cpu && !num_in(f[D_CORES], 1, CORPUS_MAX_CORES, &nc)) || (f[D_SOC][0] && strcmp(f[D_SOC], "1")))
             return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
         *cores = (int)nc;
-        return corpus_dev(d, id, backend, gbs, tflops, 0, *cores, !strcmp(f[D_SOC], "1"), err);
+        return corpus_dev(d, id, backend, gbs, tflops, 0, 0, *cores, !strcmp(f[D_SOC], "1"), err);
     }
     return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
 }
@@ -99,6 +99,7 @@ void plan_corpus_family(const char *id, char *out, size_t cap) {
         {"a10", "nvidia-ampere"},                       {"rtx-20", "nvidia-turing"},
         {"t4", "nvidia-turing"},                        {"h100", "nvidia-hopper"},
         {"h200", "nvidia-hopper"},                      {"gh200", "nvidia-hopper"},
+        {"v100", "nvidia-volta"},                       {"p100", "nvidia-pascal"},
         {"rx-9070", "amd-rdna4"},                       {"radeon-ai-pro-r9700", "amd-rdna4"},
         {"rx-7", "amd-rdna3"},                          {"ryzen-ai-max", "amd-rdna3"},
         {"mi", "amd-cdna"},                             {"arc-", "intel-arc"},

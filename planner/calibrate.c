@@ -156,6 +156,15 @@ static void add_soc_param(plan_efficiency *e, fit_param *p, int *np, int set, in
     param_set(q, *q->v);
 }
 
+/* Whether device d of a row dequantizes its quantized weights for the prefill's
+ * GEMMs (plan_speed_dev.dequant_gemm; planner/speed.c): then no quantized GEMM
+ * kernel ran there to fit a rate to. */
+static bool dequant_prefill(const plan_meas *m, int d) {
+    uint32_t ub = m->setup.n_ubatch ? m->setup.n_ubatch : PLAN_DEFAULT_UBATCH;
+    int batch = m->n_prompt < (int)ub ? m->n_prompt : (int)ub;
+    return m->setup.dev[d].dequant_gemm && batch >= PLAN_DEQUANT_MIN_BATCH;
+}
+
 /* Whether tensor type t is a sizeable part of what device d of a row multiplies. */
 static bool type_weighs(const plan_speed_load *l, uint32_t t) {
     double total = l->out_elems;
@@ -181,7 +190,8 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             uint32_t main_t = 0;
             for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
                 if (l->elems[t] > l->elems[main_t]) main_t = t;
-            if (l->elems[main_t] > 0) rows[set][su->engine][main_t]++;
+            bool unused = dequant_prefill(&s->m[i], d) && plan_kernel_family(main_t) != GGML_TYPE_F16;
+            if (l->elems[main_t] > 0 && !unused) rows[set][su->engine][main_t]++;
             if (l->elems[main_t] > 0) fam_rows[set][su->engine][plan_kernel_family(main_t)]++;
         }
     }
@@ -221,6 +231,9 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                 /* A type with a sliver of the weights would be a free knob, not a measured rate. */
                 if (!type_weighs(l, t)) continue;
                 for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
+                    /* A card that dequantizes for cuBLAS runs no quantized GEMM kernel to fit a rate to. */
+                    if (k == PLAN_EFF_PP && dequant_prefill(&s->m[i], d) && plan_kernel_family(t) != GGML_TYPE_F16)
+                        continue;
                     /* A bandwidth-bound set (its prior says so) has no decode rate to fit: Metal's,
                      * whose per-family rates each one source measured (#4167 alone Q4_0, XiongjieDai
                      * alone the 2024 Q4_K); fitted, they took what the fixed costs explain for the

@@ -176,6 +176,7 @@ static void hw_fill(plan_device *d, const plan_hw_entry *e, double gib) {
     d->bandwidth_gbs = e->bandwidth_gbs;
     d->fp16_tflops = e->fp16_tflops;
     d->fp32_tflops = e->fp32_tflops;
+    d->int8_tops = e->int8_tops;
     d->vulkan_tflops = e->vulkan_tflops;
     snprintf(d->source, sizeof d->source, "hardware catalog (%s)", e->confidence);
 }

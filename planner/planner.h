@@ -42,6 +42,7 @@ typedef struct plan_device {
     uint64_t mem_free;         /* what a plan may use */
     double bandwidth_gbs;      /* memory bandwidth, vendor or measured */
     double fp16_tflops, fp32_tflops;
+    double int8_tops;          /* a GPU's int8 rate; below fp16_tflops: no int8 tensor cores (plan_speed_dev.dequant_gemm) */
     double vulkan_tflops;      /* the FP16 rate llama.cpp's Vulkan kernels get where they cannot use the matrix units; 0 = fp16_tflops */
     double link_gbs;           /* host link per direction, 0 = unknown */
     bool bandwidth_measured;   /* bandwidth_gbs is the probe's read, not the datasheet's */
@@ -280,6 +281,10 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *     t_d = max(bytes / (bw_d * bw_eff), sum_T 2 * elems_T * n / (pp_eff_T * F_d))
  *         + attention FLOPs (4 * n_head * d_head per position pair) / (attn_pp * F_d)
  *         + n_layers_d * ubatch_us
+ *   A CUDA card without int8 tensor cores (plan_speed_dev.dequant_gemm) runs a
+ *   batch of PLAN_DEQUANT_MIN_BATCH or more through FP16 copies of its quantized
+ *   weights: + (bytes_T + 2 B * elems_T) / (bw_d * bw_eff) per quantized type,
+ *   whose GEMM then reads 2 B * elems_T at pp_eff of F16.
  *   Layers whose weights stay in host memory while a GPU is present run on the
  *   GPU for batches >= PLAN_UPLOAD_MIN_BATCH: their weights cross the bus once
  *   per ubatch (bytes / (link_gbs * link_eff)) — prefill becomes bus-bound.
@@ -418,7 +423,16 @@ typedef struct plan_speed_dev {
      * peak counts (PLAN_EFF_SOC_PP). Not on Metal, whose set is fitted to
      * Apple's SoCs alone. */
     bool soc;
+    /* A CUDA card with FP16 tensor cores but none for int8 (Volta: the catalog's
+     * int8_tops below its fp16_tflops). llama.cpp's quantized GEMM kernels (MMQ)
+     * need int8 tensor cores; without them ggml_cuda_should_use_mmq (ggml-cuda/
+     * mmq.cu) keeps MMQ for batches below MMQ_DP4A_MAX_BATCH_SIZE (64) only, and
+     * a bigger batch dequantizes the weights to FP16 for cuBLAS' FP16 GEMM
+     * (planner/speed.c). */
+    bool dequant_gemm;
 } plan_speed_dev;
+/* The batch from which a dequant_gemm card dequantizes instead of running MMQ. */
+#define PLAN_DEQUANT_MIN_BATCH 64
 /* The set of constants a device's kernels use (plan_efficiency.set[..][engine]). */
 int plan_eff_set_of(const plan_speed_dev *d, int engine);
 

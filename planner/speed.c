@@ -14,6 +14,8 @@
 /* Memory traffic per attention score without flash attention: the F32 KQ
  * written (4 bytes), read and written again by the softmax (8), read by KQV (4). */
 #define PLAN_NOFA_SCORE_BYTES 16.0
+/* Bytes per weight of the FP16 copy a dequantizing GEMM writes and reads (plan_speed_dev.dequant_gemm). */
+#define FP16_BYTES 2.0
 
 /* A CPU's repacked kernels in plain buffers (plan_speed_dev.plain_isa): an
  * rpc-server's CPU device allocates its device's default buffer type
@@ -163,13 +165,26 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double gemm_fl = fl * (dv->soc ? f->scalar[PLAN_EFF_SOC_PP] : 1.0);
         /* Experts touched by a batch: each token routes to exp_frac of them. */
         double touched = l->exp_frac > 0 ? 1.0 - pow(1.0 - l->exp_frac, n) : 0;
-        double bytes = 0, t_gemm = 0;
+        bool dequant = dv->dequant_gemm && n >= PLAN_DEQUANT_MIN_BATCH;
+        double bytes = 0, weights = 0, t_gemm = 0, t_dequant = 0; /* what the GEMMs read; the weights touched */
         for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
-            bytes += l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
+            double read = l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
+            weights += read;
+            bool flt = plan_kernel_family(ty) == GGML_TYPE_F16;
+            /* No int8 tensor cores: each quantized matrix the batch touches is read and written
+             * back as FP16, which cuBLAS' FP16 GEMM then reads, at the float rate. */
+            if (dequant && !flt && l->elems[ty] > 0 && l->bytes[ty] > 0) {
+                double copy = FP16_BYTES * l->elems[ty] * read / l->bytes[ty];
+                t_dequant += (read + copy) / bw;
+                bytes += copy;
+                t_gemm += 2.0 * l->elems[ty] * n /
+                          (fmin(plan_eff_typed_get(f, PLAN_EFF_PP, GGML_TYPE_F16), PP_FLOAT_GPU_MAX) * gemm_fl);
+                continue;
+            }
+            bytes += read;
             if (!(l->elems[ty] > 0)) continue;
             double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty) * plain_share(dv, ty, true);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
-            bool flt = ty == GGML_TYPE_F32 || ty == GGML_TYPE_F16 || ty == GGML_TYPE_BF16;
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
             if (flt && dv->backend != PLAN_CPU) rate = fmin(rate, PP_FLOAT_GPU_MAX);
             t_gemm += 2.0 * l->elems[ty] * n / (rate * gemm_fl);
@@ -179,10 +194,10 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double full_pos = n * (depth + n / 2);
         double attn_flops = 2.0 * (l->attn_macs_full * full_pos + l->attn_macs_swa * swa_pos);
         double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_PP] : 1.0;
-        t += fmax(bytes / bw, t_gemm) + attn_flops / (f->scalar[PLAN_EFF_ATTN_PP] * nofa * fl) +
+        t += t_dequant + fmax(bytes / bw, t_gemm) + attn_flops / (f->scalar[PLAN_EFF_ATTN_PP] * nofa * fl) +
              l->n_layers * f->scalar[PLAN_EFF_UBATCH_US] * US;
         if (s->no_fa && dv->backend != PLAN_CPU) t += nofa_scores_s(l, n, depth, bw);
-        if (run != d) t += bytes / (dv->link_gbs * f->scalar[PLAN_EFF_LINK] * GIGA);
+        if (run != d) t += weights / (dv->link_gbs * f->scalar[PLAN_EFF_LINK] * GIGA);
     }
     return t;
 }

@@ -40,6 +40,7 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
         /* an RPC device gets no host weights per batch (its backend has no offload_op) */
         s->link_gbs = d->unified || d->rpc ? 0 : d->link_gbs > 0 ? d->link_gbs : PLAN_DEFAULT_LINK_GBS;
         s->soc = d->unified && d->backend != PLAN_METAL;
+        s->dequant_gemm = d->backend == PLAN_CUDA && d->int8_tops > 0 && d->int8_tops < d->fp16_tflops;
     }
 }
 

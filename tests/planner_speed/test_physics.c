@@ -8,6 +8,7 @@
 #include "planner/planner.h"
 #include "tests/check.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,8 @@ static int devices(pdev *out, int cap) {
         snprintf(d->id, sizeof d->id, "%s", he.id);
         d->spec_gbs = he.bandwidth_gbs;
         double f16 = he.fp16_tflops > 0 ? he.fp16_tflops : he.fp32_tflops;
-        d->peak_q = (he.int8_tops > 0 ? he.int8_tops : 2 * f16) * 1e12;
+        /* a card whose int8 rate is below its FP16 tensor rate dequantizes for FP16 GEMMs (plan_speed_dev.dequant_gemm) */
+        d->peak_q = fmax(he.int8_tops > 0 ? he.int8_tops : 2 * f16, f16) * 1e12;
         d->peak_f = f16 * 1e12;
         n++;
     }
