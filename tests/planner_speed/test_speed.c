@@ -347,6 +347,27 @@ static void test_gpu_conversion(void) {
     CHECK(!d.bandwidth_measured);
     CHECK_NEAR(s.mem_gbs, 1000 * PLAN_GPU_READ_OF_SPEC, 1e-9);
     CHECK_NEAR(s.gflops, 100000, 1e-6);
+    /* The probe times tensor cores on sm_80 and newer only: a Volta or Turing
+     * card's rate is 8x its measured FP32 one, as the catalog has it; Volta
+     * (sm_70) has no int8 tensor cores, so llama.cpp dequantizes there. */
+    g.fp16_tflops = 0;
+    g.fp32_tflops = 14;
+    g.cc_major = 7;
+    g.cc_minor = 0;
+    plan_device_from_gpu(&d, &g);
+    plan_speed_dev_from_device(&s, &d);
+    CHECK_NEAR(s.gflops, 112000, 1e-6);
+    CHECK(s.dequant_gemm);
+    g.cc_minor = 5;
+    plan_device_from_gpu(&d, &g);
+    plan_speed_dev_from_device(&s, &d);
+    CHECK_NEAR(s.gflops, 112000, 1e-6);
+    CHECK(!s.dequant_gemm);
+    snprintf(g.name, sizeof g.name, "NVIDIA GeForce GTX 1660 SUPER"); /* Turing without tensor cores */
+    plan_device_from_gpu(&d, &g);
+    plan_speed_dev_from_device(&s, &d);
+    CHECK_NEAR(s.gflops, 14000, 1e-6);
+    CHECK(!s.dequant_gemm);
     /* a catalog card is on the same basis */
     plan_hw hw;
     fc_err err = {0};
