@@ -233,6 +233,32 @@ static void test_soc_prefill(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&s, e, 0), dec, 1e-12);
 }
 
+static void test_dequant_prefill(const plan_efficiency *e) {
+    /* 1e9 Q4_0 weights (0.5625 GB) on a 1000 GB/s, 100 TFLOP/s CUDA card without
+     * int8 tensor cores. From 64 tokens a batch reads them and writes an FP16
+     * copy, (0.5625 + 2) GB at 1000 GB/s = 2.5625 ms, then the FP16 GEMM reads
+     * the copy (2 ms) or computes 2 x 1e9 x 512 at 0.5 x 1e14 = 20.48 ms,
+     * whichever binds. Below 64 tokens MMQ runs as on any card: 32 tokens,
+     * max(0.5625 ms, 1.28 ms). */
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 1;
+    s.pp_dev = -1;
+    s.n_ubatch = 512;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .dequant_gemm = true};
+    s.load[0].n_layers = 1;
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 0.5625e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9;
+    CHECK_NEAR(512 / plan_speed_pp_tps(&s, e, 512, 0), 2.5625e-3 + 20.48e-3, 1e-6);
+    CHECK_NEAR(32 / plan_speed_pp_tps(&s, e, 32, 0), 1.28e-3, 1e-6);
+    s.dev[0].dequant_gemm = false;
+    CHECK_NEAR(512 / plan_speed_pp_tps(&s, e, 512, 0), 20.48e-3, 1e-6);
+    /* decode never dequantizes */
+    double dec = plan_speed_decode_s(&s, e, 0);
+    s.dev[0].dequant_gemm = true;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), dec, 1e-12);
+}
+
 /* A two-layer MoE model: attention 1 MB per layer (Q8_0), 4 experts of which 2
  * are used, experts 8 MB per layer (Q4_K); output 2 MB (Q6_K). */
 static void add_tensor(model_desc *m, const char *name, int layer, int role, uint32_t type, int64_t n0, int64_t n1,
@@ -413,6 +439,7 @@ int main(void) {
     test_split_adds_up(&e);
     test_bus_bound_prefill(&e);
     test_soc_prefill(&e);
+    test_dequant_prefill(&e);
     test_loads();
     /* The built-in table parses and is complete. */
     plan_efficiency b;
