@@ -161,8 +161,7 @@ static void add_soc_param(plan_efficiency *e, fit_param *p, int *np, int set, in
  * kernel ran there to fit a rate to. */
 static bool dequant_prefill(const plan_meas *m, int d) {
     uint32_t ub = m->setup.n_ubatch ? m->setup.n_ubatch : PLAN_DEFAULT_UBATCH;
-    int batch = m->n_prompt < (int)ub ? m->n_prompt : (int)ub;
-    return m->setup.dev[d].dequant_gemm && batch >= PLAN_DEQUANT_MIN_BATCH;
+    return plan_speed_dequantizes(&m->setup.dev[d], m->n_prompt < (int)ub ? m->n_prompt : (int)ub);
 }
 
 /* Whether tensor type t is a sizeable part of what device d of a row multiplies. */

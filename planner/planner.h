@@ -433,6 +433,8 @@ typedef struct plan_speed_dev {
 } plan_speed_dev;
 /* The batch from which a dequant_gemm card dequantizes instead of running MMQ. */
 #define PLAN_DEQUANT_MIN_BATCH 64
+/* Whether a batch of that many tokens multiplies FP16 copies of the quantized weights on d. */
+bool plan_speed_dequantizes(const plan_speed_dev *d, double batch);
 /* The set of constants a device's kernels use (plan_efficiency.set[..][engine]). */
 int plan_eff_set_of(const plan_speed_dev *d, int engine);
 

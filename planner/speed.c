@@ -165,25 +165,24 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double gemm_fl = fl * (dv->soc ? f->scalar[PLAN_EFF_SOC_PP] : 1.0);
         /* Experts touched by a batch: each token routes to exp_frac of them. */
         double touched = l->exp_frac > 0 ? 1.0 - pow(1.0 - l->exp_frac, n) : 0;
-        bool dequant = dv->dequant_gemm && n >= PLAN_DEQUANT_MIN_BATCH;
+        bool dequant = plan_speed_dequantizes(dv, n);
         double bytes = 0, weights = 0, t_gemm = 0, t_dequant = 0; /* what the GEMMs read; the weights touched */
         for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
             double read = l->bytes[ty] + (touched - l->exp_frac) * l->exp_bytes[ty];
             weights += read;
-            bool flt = plan_kernel_family(ty) == GGML_TYPE_F16;
+            uint32_t gemm_t = ty; /* the type the GEMM multiplies */
             /* No int8 tensor cores: each quantized matrix the batch touches is read and written
              * back as FP16, which cuBLAS' FP16 GEMM then reads, at the float rate. */
-            if (dequant && !flt && l->elems[ty] > 0 && l->bytes[ty] > 0) {
+            if (dequant && plan_kernel_family(ty) != GGML_TYPE_F16 && l->elems[ty] > 0 && l->bytes[ty] > 0) {
                 double copy = FP16_BYTES * l->elems[ty] * read / l->bytes[ty];
                 t_dequant += (read + copy) / bw;
-                bytes += copy;
-                t_gemm += 2.0 * l->elems[ty] * n /
-                          (fmin(plan_eff_typed_get(f, PLAN_EFF_PP, GGML_TYPE_F16), PP_FLOAT_GPU_MAX) * gemm_fl);
-                continue;
+                read = copy;
+                gemm_t = GGML_TYPE_F16;
             }
             bytes += read;
             if (!(l->elems[ty] > 0)) continue;
-            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, ty) * plain_share(dv, ty, true);
+            bool flt = plan_kernel_family(gemm_t) == GGML_TYPE_F16;
+            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, gemm_t) * plain_share(dv, gemm_t, true);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
             if (flt && dv->backend != PLAN_CPU) rate = fmin(rate, PP_FLOAT_GPU_MAX);
@@ -200,6 +199,10 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         if (run != d) t += weights / (dv->link_gbs * f->scalar[PLAN_EFF_LINK] * GIGA);
     }
     return t;
+}
+
+bool plan_speed_dequantizes(const plan_speed_dev *d, double batch) {
+    return d->dequant_gemm && batch >= PLAN_DEQUANT_MIN_BATCH;
 }
 
 double plan_speed_pp_tps(const plan_speed_setup *s, const plan_efficiency *e, int n_prompt, int depth) {

@@ -53,6 +53,18 @@ static plan_speed_setup one_cpu(double gbs, double gflops) {
     return s;
 }
 
+/* One CUDA card at gbs GB/s and gflops, one layer, 512-token ubatches, all weights on it. */
+static plan_speed_setup one_gpu(double gbs, double gflops) {
+    plan_speed_setup s;
+    memset(&s, 0, sizeof s);
+    s.n_dev = 1;
+    s.pp_dev = -1;
+    s.n_ubatch = 512;
+    s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = gbs, .gflops = gflops};
+    s.load[0].n_layers = 1;
+    return s;
+}
+
 static void test_bandwidth_bound(const plan_efficiency *e) {
     /* 1 GB of Q4_0 weights at 100 GB/s; compute 1000 GFLOP/s x 0.5 = 500 G
      * elements/s for 1.78e9 elements = 3.6 ms < 10 ms: memory binds. */
@@ -212,13 +224,7 @@ static void test_soc_prefill(const plan_efficiency *e) {
      * 0.5 x 1e14 = 20.5 ms (memory: 2 GB at 1000 GB/s = 2 ms), attention at
      * depth 0, 1e6 MACs per position: 2 x 1e6 x 512 x 256 at 0.5 x 1e14 = 5.2 ms.
      * In an SoC (soc_pp 0.5 here) the GEMMs take twice as long, attention not. */
-    plan_speed_setup s;
-    memset(&s, 0, sizeof s);
-    s.n_dev = 1;
-    s.pp_dev = -1;
-    s.n_ubatch = 512;
-    s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5};
-    s.load[0].n_layers = 1;
+    plan_speed_setup s = one_gpu(1000, 1e5);
     s.load[0].bytes[GGML_TYPE_F16] = 2e9;
     s.load[0].elems[GGML_TYPE_F16] = 1e9;
     s.load[0].attn_macs_full = 1e6;
@@ -240,13 +246,8 @@ static void test_dequant_prefill(const plan_efficiency *e) {
      * the copy (2 ms) or computes 2 x 1e9 x 512 at 0.5 x 1e14 = 20.48 ms,
      * whichever binds. Below 64 tokens MMQ runs as on any card: 32 tokens,
      * max(0.5625 ms, 1.28 ms). */
-    plan_speed_setup s;
-    memset(&s, 0, sizeof s);
-    s.n_dev = 1;
-    s.pp_dev = -1;
-    s.n_ubatch = 512;
-    s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5, .dequant_gemm = true};
-    s.load[0].n_layers = 1;
+    plan_speed_setup s = one_gpu(1000, 1e5);
+    s.dev[0].dequant_gemm = true;
     s.load[0].bytes[GGML_TYPE_Q4_0] = 0.5625e9;
     s.load[0].elems[GGML_TYPE_Q4_0] = 1e9;
     CHECK_NEAR(512 / plan_speed_pp_tps(&s, e, 512, 0), 2.5625e-3 + 20.48e-3, 1e-6);
