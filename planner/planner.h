@@ -272,10 +272,13 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *         + n_layers_d * layer_us + token_us                               launches, barriers
  *     t = sum over devices + hop_us per device boundary crossed
  *   (llama.cpp runs the devices of a split one after another, so times add.)
- *   Decode attention costs what its kernel repeats: llama.cpp's reads the keys
- *   once per query head (attn_dec, per MAC); fitcheck's engine converts each
- *   key and value once per KV head for all the query heads that share it
- *   (attn_kv, per cached element: docs/engine.md). A set has one or both.
+ *   Decode attention costs what its kernel repeats: a kernel that reads the keys
+ *   once per query head costs per MAC (attn_dec: llama.cpp's CPU kernels, and
+ *   every backend's plain -fa 0 path); one that converts each key and value
+ *   once for all the query heads that share it costs per cached element
+ *   (attn_kv: the GPUs' flash-attention kernels, fitcheck's engine, docs/engine.md).
+ *   A set has one or both; with both, -fa 0 pays attn_dec and -fa 1 attn_kv,
+ *   with one, -fa 0 pays it at nofa_dec of its rate.
  *
  *   prefill, per ubatch of n tokens at depth D, per device:
  *     t_d = max(bytes / (bw_d * bw_eff), sum_T 2 * elems_T * n / (pp_eff_T * F_d))

@@ -101,12 +101,19 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
         double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;
         t += t_mat + kv / bw;
         fixed_us += l->n_layers * f->scalar[PLAN_EFF_LAYER_US];
-        /* per query MAC, per cached element, or both: whichever the set has (planner.h). Without flash
-         * attention the scores go through memory between three kernels (KQ, softmax, KQV): the set's
-         * share of the fused rate, fitted per backend to the corpus's -fa 0 rows (docs/speed-model.md). */
-        double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_DEC] : 1.0;
-        if (f->scalar[PLAN_EFF_ATTN_DEC] > 0) t += macs / (f->scalar[PLAN_EFF_ATTN_DEC] * nofa * fl);
-        if (f->scalar[PLAN_EFF_ATTN_KV] > 0) t += cached / (f->scalar[PLAN_EFF_ATTN_KV] * nofa * fl);
+        /* Per query MAC or per cached element, whichever the set has (planner.h). A set with both has two
+         * kernels: attn_kv is its flash-attention kernel, attn_dec its plain path (KQ and KQV as broadcast
+         * matrix-vector products, which read the cache once per query head). A set with one runs it on
+         * both paths, the plain one (the scores through memory between three kernels: KQ, softmax, KQV)
+         * at the set's nofa_dec of the fused rate, fitted to the corpus's -fa 0 rows (docs/speed-model.md). */
+        double per_mac = f->scalar[PLAN_EFF_ATTN_DEC], per_kv = f->scalar[PLAN_EFF_ATTN_KV];
+        if (per_mac > 0 && per_kv > 0) {
+            t += s->no_fa ? macs / (per_mac * fl) : cached / (per_kv * fl);
+        } else {
+            double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_DEC] : 1.0;
+            if (per_mac > 0) t += macs / (per_mac * nofa * fl);
+            if (per_kv > 0) t += cached / (per_kv * nofa * fl);
+        }
     }
     fixed_us += token_us + s->n_hops * hop_us;
     /* An older build read the same memory at the same speed; what it paid more for was launching and

@@ -41,7 +41,20 @@ static const char *const eff_csv =
     "cpu,fitcheck,token_us,,0.000001,test\n"
     "cpu,fitcheck,ubatch_us,,0.000001,test\n"
     "cpu,fitcheck,hop_us,,0.000001,test\n"
-    "cpu,fitcheck,link_eff,,1,test\n";
+    "cpu,fitcheck,link_eff,,1,test\n"
+    /* Metal: both decode attention terms, a flash-attention kernel (attn_kv) and a plain path (attn_dec) */
+    "metal,llama.cpp,bw_eff,,1,test\n"
+    "metal,llama.cpp,dec_rate,*,0.5,test\n"
+    "metal,llama.cpp,pp_eff,*,0.5,test\n"
+    "metal,llama.cpp,attn_dec,,0.25,test\n"
+    "metal,llama.cpp,attn_kv,,0.125,test\n"
+    "metal,llama.cpp,attn_pp,,0.5,test\n"
+    "metal,llama.cpp,layer_us,,0.000001,test\n"
+    "metal,llama.cpp,token_us,,0.000001,test\n"
+    "metal,llama.cpp,ubatch_us,,0.000001,test\n"
+    "metal,llama.cpp,hop_us,,0.000001,test\n"
+    "metal,llama.cpp,link_eff,,1,test\n"
+    "metal,llama.cpp,nofa_dec,,0.5,test\n";
 
 static plan_speed_setup one_cpu(double gbs, double gflops) {
     plan_speed_setup s;
@@ -119,6 +132,21 @@ static void test_depth(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&g, e, 1000), 0.0028, 1e-6);
     g.engine = s.engine = PLAN_ENG_LLAMACPP;
     CHECK_NEAR(plan_speed_decode_s(&g, e, 1000) - plan_speed_decode_s(&s, e, 1000), 0.001, 1e-6);
+}
+
+/* A set with both decode attention terms has two kernels: with flash attention it pays per cached element
+ * (attn_kv), without it per query MAC (attn_dec, the broadcast matrix-vector products), and nofa_dec is not
+ * applied on top. 1e5 KV bytes, 1e6 MACs and 5e4 K/V elements per position, depth 1000, 100 GB/s, 1000 GFLOP/s:
+ * KV read 1 ms either way; -fa 1: 5e7 / (0.125 x 1e12) = 0.4 ms; -fa 0: 1e9 / (0.25 x 1e12) = 4 ms. */
+static void test_attention_paths(const plan_efficiency *e) {
+    plan_speed_setup s = one_gpu(100, 1000);
+    s.dev[0].backend = PLAN_METAL;
+    s.load[0].kv_bytes_full = 1e5;
+    s.load[0].attn_macs_full = 1e6;
+    s.load[0].kv_elems_full = 5e4;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.0014, 1e-6);
+    s.no_fa = true;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.005, 1e-6);
 }
 
 /* An older build read memory as fast as the current one; it paid more per kernel launch: era_dec scales the fixed
@@ -441,6 +469,7 @@ int main(void) {
     test_bus_bound_prefill(&e);
     test_soc_prefill(&e);
     test_dequant_prefill(&e);
+    test_attention_paths(&e);
     test_loads();
     /* The built-in table parses and is complete. */
     plan_efficiency b;
@@ -450,13 +479,13 @@ int main(void) {
     CHECK(b.set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_ATTN_KV] > 0);
     CHECK(!(b.set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_ATTN_DEC] > 0));
     CHECK(b.set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_ATTN_DEC] > 0);
-    /* llama.cpp's flash-attention decode reuses loaded K/V across a group of query heads on CUDA, HIP, Vulkan
-     * and SYCL (per cached element); Metal's costs per query MAC (data/efficiency_prior.csv). */
+    /* llama.cpp's flash-attention decode costs per cached element on every GPU backend; Metal's plain path
+     * (-fa 0) has a per-query-MAC rate of its own (data/efficiency_prior.csv). */
     for (int be = 0; be < PLAN_BACKEND_COUNT; be++) {
         if (be == PLAN_CPU) continue;
         const plan_eff_set *g = &b.set[be][PLAN_ENG_LLAMACPP];
         bool metal = be == PLAN_METAL;
-        CHECK_MSG((g->scalar[PLAN_EFF_ATTN_DEC] > 0) == metal && (g->scalar[PLAN_EFF_ATTN_KV] > 0) == !metal, "%s",
+        CHECK_MSG((g->scalar[PLAN_EFF_ATTN_DEC] > 0) == metal && g->scalar[PLAN_EFF_ATTN_KV] > 0, "%s",
                   plan_backend_name(be));
     }
     /* 0 switches off a decode attention term, and nothing else */
