@@ -165,6 +165,13 @@ static bool dequant_prefill(const plan_meas *m, int d) {
 }
 
 /* Whether tensor type t is a sizeable part of what device d of a row multiplies. */
+/* Whether another type of t's kernel family has enough rows of its own for a prefill rate. */
+static bool family_owns(const int *rows, uint32_t t) {
+    for (uint32_t u = 0; u < GGML_TYPE_COUNT; u++)
+        if (u != t && rows[u] >= FIT_TYPE_MIN_ROWS && plan_kernel_family(u) == plan_kernel_family(t)) return true;
+    return false;
+}
+
 static bool type_weighs(const plan_speed_load *l, uint32_t t) {
     double total = l->out_elems;
     for (uint32_t k = 0; k < GGML_TYPE_COUNT; k++) total += l->elems[k];
@@ -258,6 +265,9 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                      * falls to the set's shared default, fitted with the others. */
                     if (!own && be == PLAN_CPU) continue;
                     if (!own) {
+                        /* its family's own rates are fitted already, and they are what it runs at */
+                        if (k == PLAN_EFF_PP && plan_pp_pools_family(be) && family_owns(rows[set][su->engine], t))
+                            continue;
                         add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, max);
                         continue;
                     }

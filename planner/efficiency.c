@@ -72,6 +72,21 @@ double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type) {
     return v > 0 ? v : s->typed_default[param];
 }
 
+double plan_eff_family_get(const plan_eff_set *s, int param, uint32_t type) {
+    double v = type < GGML_TYPE_COUNT ? s->typed[param][type] : 0;
+    if (v > 0) return v;
+    double log_sum = 0;
+    int n = 0;
+    for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+        if (s->typed[param][t] > 0 && plan_kernel_family(t) == plan_kernel_family(type)) {
+            log_sum += log(s->typed[param][t]);
+            n++;
+        }
+    return n ? exp(log_sum / n) : s->typed_default[param];
+}
+
+bool plan_pp_pools_family(int backend) { return backend != PLAN_CPU && backend != PLAN_ROCM; }
+
 uint32_t plan_kernel_family(uint32_t type) {
     switch (type) {
     case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16: return GGML_TYPE_F16;

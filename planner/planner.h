@@ -404,6 +404,15 @@ double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type);
  * MXFP4): a GPU's decode rate is one per family, so that within a family a file
  * with fewer bytes never decodes slower (tests/planner_speed/test_physics.c). */
 uint32_t plan_kernel_family(uint32_t type);
+/* type's own constant, else the geometric mean of its kernel family's own ones, else the set's default. */
+double plan_eff_family_get(const plan_eff_set *s, int param, uint32_t type);
+/* Whether a GPU type without a prefill rate of its own takes its kernel family's (plan_eff_family_get) rather
+ * than the set's default: where one GEMM design serves a family's types (CUDA's int8 tensor-core MMQ since
+ * Turing, Metal's and Vulkan's mul_mm, SYCL's dequantize + oneDNN). Not a CPU (its per-type constants are this
+ * machine's, each measured), not ROCm: its build picks MMQ or dequantize + hipBLAS per type, architecture and
+ * batch (ggml_cuda_should_use_mmq in ggml-cuda/mmq.cu: on RDNA3 Q2_K, Q6_K, IQ2_XS and IQ2_S above 128 tokens, on
+ * CDNA1/2 all but the legacy quants above 128-256), so a type's rate there says nothing of its family's. */
+bool plan_pp_pools_family(int backend);
 
 /* ---- devices and the work placed on them -------------------------------- */
 

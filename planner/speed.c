@@ -189,7 +189,9 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
             bytes += read;
             if (!(l->elems[ty] > 0)) continue;
             bool flt = plan_kernel_family(gemm_t) == GGML_TYPE_F16;
-            double rate = plan_eff_typed_get(f, PLAN_EFF_PP, gemm_t) * plain_share(dv, gemm_t, true);
+            double rate = (plan_pp_pools_family(dv->backend) ? plan_eff_family_get(f, PLAN_EFF_PP, gemm_t)
+                                                             : plan_eff_typed_get(f, PLAN_EFF_PP, gemm_t)) *
+                          plain_share(dv, gemm_t, true);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
             if (flt && dv->backend != PLAN_CPU) rate = fmin(rate, PP_FLOAT_GPU_MAX);

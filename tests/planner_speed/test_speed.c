@@ -134,6 +134,34 @@ static void test_depth(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&g, e, 1000) - plan_speed_decode_s(&s, e, 1000), 0.001, 1e-6);
 }
 
+/* A GPU type without a prefill rate of its own runs at its kernel family's: the geometric mean of the family's own
+ * rates, Q4_0's 0.5 and Q8_0's 0.125 for Q5_1, 0.25; a family with none (IQ4_NL) at the set's default, 0.4. ROCm
+ * keeps the default for both (plan_pp_pools_family). 1e9 elements, 512 tokens, 100 TFLOP/s: 2 x 1e9 x 512 / (rate
+ * x 1e14) = 40.96 ms at 0.25, 25.6 ms at 0.4, 20.48 ms at 0.5 (Q4_0 itself). */
+static void test_family_prefill(void) {
+#define FAMILY_SET(be)                                                                                              \
+    be ",llama.cpp,pp_eff,*,0.4,t\n" be ",llama.cpp,pp_eff,q4_0,0.5,t\n" be ",llama.cpp,pp_eff,q8_0,0.125,t\n"       \
+    be ",llama.cpp,bw_eff,,1,t\n" be ",llama.cpp,dec_rate,*,0.5,t\n" be ",llama.cpp,attn_kv,,0.5,t\n"                \
+    be ",llama.cpp,attn_pp,,0.5,t\n" be ",llama.cpp,layer_us,,0.000001,t\n" be ",llama.cpp,token_us,,0.000001,t\n"   \
+    be ",llama.cpp,ubatch_us,,0.000001,t\n" be ",llama.cpp,hop_us,,0.000001,t\n" be ",llama.cpp,link_eff,,1,t\n"
+    static const char *const csv = "backend,engine,param,type,value,source\n" FAMILY_SET("cuda") FAMILY_SET("rocm");
+#undef FAMILY_SET
+    fc_err err = {0};
+    plan_efficiency f;
+    CHECK_MSG(plan_efficiency_parse_csv(&f, csv, "family.csv", &err) == FC_OK, "%s", err.msg);
+    static const struct { int backend; uint32_t type; double ms; } cases[] = {
+        {PLAN_CUDA, GGML_TYPE_Q4_0, 20.48},  {PLAN_CUDA, GGML_TYPE_Q5_1, 40.96}, {PLAN_CUDA, GGML_TYPE_IQ4_NL, 25.6},
+        {PLAN_ROCM, GGML_TYPE_Q5_1, 25.6},   {PLAN_ROCM, GGML_TYPE_Q4_0, 20.48},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        plan_speed_setup s = one_gpu(1e6, 1e5);
+        s.dev[0].backend = cases[i].backend;
+        s.load[0].bytes[cases[i].type] = 1e6; /* 1 us at 1e6 GB/s: compute binds */
+        s.load[0].elems[cases[i].type] = 1e9;
+        CHECK_NEAR(512 / plan_speed_pp_tps(&s, &f, 512, 0) * 1e3, cases[i].ms, 1e-3);
+    }
+}
+
 /* A set with both decode attention terms has two kernels: with flash attention it pays per cached element
  * (attn_kv), without it per query MAC (attn_dec, the broadcast matrix-vector products), and nofa_dec is not
  * applied on top. 1e5 KV bytes, 1e6 MACs and 5e4 K/V elements per position, depth 1000, 100 GB/s, 1000 GFLOP/s:
@@ -470,6 +498,7 @@ int main(void) {
     test_soc_prefill(&e);
     test_dequant_prefill(&e);
     test_attention_paths(&e);
+    test_family_prefill();
     test_loads();
     /* The built-in table parses and is complete. */
     plan_efficiency b;
