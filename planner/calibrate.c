@@ -164,7 +164,6 @@ static bool dequant_prefill(const plan_meas *m, int d) {
     return plan_speed_dequantizes(&m->setup.dev[d], m->n_prompt < (int)ub ? m->n_prompt : (int)ub);
 }
 
-/* Whether tensor type t is a sizeable part of what device d of a row multiplies. */
 /* Whether another type of t's kernel family has enough rows of its own for a prefill rate. */
 static bool family_owns(const int *rows, uint32_t t) {
     for (uint32_t u = 0; u < GGML_TYPE_COUNT; u++)
@@ -172,6 +171,7 @@ static bool family_owns(const int *rows, uint32_t t) {
     return false;
 }
 
+/* Whether tensor type t is a sizeable part of what device d of a row multiplies. */
 static bool type_weighs(const plan_speed_load *l, uint32_t t) {
     double total = l->out_elems;
     for (uint32_t k = 0; k < GGML_TYPE_COUNT; k++) total += l->elems[k];
