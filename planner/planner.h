@@ -269,9 +269,12 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *         + kv_bytes(depth) / (bw_d * bw_eff)                              KV cache read
  *         + attn_macs(depth) / (attn_dec * F_d)                            attention, per query
  *         + kv_elems(depth) / (attn_kv * F_d)                              or per cached element
- *         + n_layers_d * layer_us + token_us                               launches, barriers
+ *         + (n_layers_d + moe_extra_d) * layer_us + token_us                launches, barriers
  *     t = sum over devices + hop_us per device boundary crossed
  *   (llama.cpp runs the devices of a split one after another, so times add.)
+ *   moe_extra_d: the graph nodes the device's MoE layers add to a dense layer's,
+ *   in dense layers' worth (planner/speed.c moe_layer_extra: router, top-k,
+ *   expert weights and adds; fused into a few kernels on CUDA, HIP and Vulkan).
  *   Decode attention costs what its kernel repeats: a kernel that reads the keys
  *   once per query head costs per MAC (attn_dec: llama.cpp's CPU kernels, and
  *   every backend's plain -fa 0 path); one that converts each key and value
@@ -283,7 +286,7 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *   prefill, per ubatch of n tokens at depth D, per device:
  *     t_d = max(bytes / (bw_d * bw_eff), sum_T 2 * elems_T * n / (pp_eff_T * F_d))
  *         + attention FLOPs (4 * n_head * d_head per position pair) / (attn_pp * F_d)
- *         + n_layers_d * ubatch_us
+ *         + (n_layers_d + moe_extra_d) * ubatch_us
  *   A CUDA card without int8 tensor cores (plan_speed_dev.dequant_gemm) runs a
  *   batch of PLAN_DEQUANT_MIN_BATCH or more through FP16 copies of its quantized
  *   weights: + (bytes_T + 2 B * elems_T) / (bw_d * bw_eff) per quantized type,
@@ -458,6 +461,7 @@ typedef struct plan_speed_load {
     double exp_bytes[GGML_TYPE_COUNT];  /* MoE expert weights, full size (prefill touches most) */
     double exp_frac;                    /* n_expert_used / n_expert, 0 when dense */
     uint32_t n_layers;
+    uint32_t n_moe_layers, n_expert_used;  /* of them MoE layers, and the experts a token runs in each */
     /* per cached position, summed over this device's layers */
     double kv_bytes_full, attn_macs_full, kv_elems_full;  /* full-attention layers */
     double kv_bytes_swa, attn_macs_swa, kv_elems_swa;     /* sliding-window layers */

@@ -177,6 +177,28 @@ static void test_attention_paths(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.005, 1e-6);
 }
 
+/* A MoE layer adds graph nodes to a dense one's, each a launch at layer_us' share (planner/speed.c): 8 experts per
+ * token, unfused (Metal) 7 + 7 = 14 nodes, 0.7 of a dense layer's 20; fused (CUDA: one top-k kernel, one add) 4,
+ * 0.2. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us dense, 120 us on CUDA, 170 us on Metal. */
+static void test_moe_layers(const plan_efficiency *e) {
+    plan_efficiency *f = malloc(sizeof *f);
+    CHECK(f != NULL);
+    if (!f) return;
+    *f = *e;
+    f->set[PLAN_METAL][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_LAYER_US] = 10;
+    plan_speed_setup s = one_gpu(1000, 1e6);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9 * 32 / 18;
+    s.load[0].n_layers = 10;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00110, 1e-9);
+    s.load[0].n_moe_layers = 10;
+    s.load[0].n_expert_used = 8;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00112, 1e-9);
+    s.dev[0].backend = PLAN_METAL;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00117, 1e-9);
+    free(f);
+}
+
 /* An older build read memory as fast as the current one; it paid more per kernel launch: era_dec scales the fixed
  * costs alone. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us, 200 us at an era share of 0.5. */
 static void test_old_build(const plan_efficiency *e) {
@@ -372,6 +394,8 @@ static void test_loads(void) {
     CHECK_NEAR(s.load[1].bytes[GGML_TYPE_Q8_0], 2e6, 1);
     CHECK_NEAR(s.load[1].out_bytes, 2e6, 1);          /* the embedding table is not read whole */
     CHECK(s.load[1].n_layers == 2);
+    CHECK(s.load[1].n_moe_layers == 2 && s.load[1].n_expert_used == 2);  /* the router runs with the layer */
+    CHECK(s.load[0].n_moe_layers == 0);
     /* KV per position: 2 layers x (2 heads x 16) x 2 (K, V) x 2 bytes = 256 */
     CHECK_NEAR(s.load[1].kv_bytes_full, 256, 1e-9);
     CHECK_NEAR(s.load[1].kv_elems_full, 128, 1e-9);
@@ -498,6 +522,7 @@ int main(void) {
     test_soc_prefill(&e);
     test_dequant_prefill(&e);
     test_attention_paths(&e);
+    test_moe_layers(&e);
     test_family_prefill();
     test_loads();
     /* The built-in table parses and is complete. */
