@@ -215,7 +215,7 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                 bool nofa_pp = k == PLAN_EFF_NOFA_PP;
                 if ((era && !su->old_build) || (nofa && !su->no_fa)) continue;
                 /* A set with both attention terms runs its plain path at attn_dec itself (speed.c). */
-                if (nofa && f->scalar[PLAN_EFF_ATTN_DEC] > 0 && f->scalar[PLAN_EFF_ATTN_KV] > 0) continue;
+                if (nofa && plan_eff_two_attn_paths(f)) continue;
                 if (nofa_pp && (!su->no_fa || s->m[i].n_prompt + s->m[i].n_depth < NOFA_PP_MIN_CTX)) continue;
                 if (k == PLAN_EFF_SOC_PP) {
                     if (su->dev[d].soc && s->m[i].n_prompt) add_soc_param(e, p, &np, set, su->engine);

@@ -85,6 +85,10 @@ double plan_eff_family_get(const plan_eff_set *s, int param, uint32_t type) {
     return n ? exp(log_sum / n) : s->typed_default[param];
 }
 
+bool plan_eff_two_attn_paths(const plan_eff_set *s) {
+    return s->scalar[PLAN_EFF_ATTN_DEC] > 0 && s->scalar[PLAN_EFF_ATTN_KV] > 0;
+}
+
 bool plan_pp_pools_family(int backend) { return backend != PLAN_CPU && backend != PLAN_ROCM; }
 
 uint32_t plan_kernel_family(uint32_t type) {

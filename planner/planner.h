@@ -402,6 +402,9 @@ void plan_efficiency_write_csv(const plan_efficiency *e, int set, int eng, const
 /* $XDG_CACHE_HOME/fitcheck/calibration.json */
 int plan_calibration_default_path(char *buf, size_t cap, fc_err *err);
 double plan_eff_typed_get(const plan_eff_set *s, int param, uint32_t type);
+/* Whether a set has both decode attention terms: then each is one path's kernel, attn_kv with flash attention
+ * and attn_dec without it, and nofa_dec applies to neither (planner/speed.c). */
+bool plan_eff_two_attn_paths(const plan_eff_set *s);
 /* The tensor type that stands for type's GPU kernel family (one dequantize+dot
  * design each: floats F16, legacy quants Q4_0, K-quants Q4_K, IQ-quants IQ4_XS,
  * MXFP4): a GPU's decode rate is one per family, so that within a family a file

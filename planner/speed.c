@@ -130,7 +130,7 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
          * both paths, the plain one (the scores through memory between three kernels: KQ, softmax, KQV)
          * at the set's nofa_dec of the fused rate, fitted to the corpus's -fa 0 rows (docs/speed-model.md). */
         double per_mac = f->scalar[PLAN_EFF_ATTN_DEC], per_kv = f->scalar[PLAN_EFF_ATTN_KV];
-        if (per_mac > 0 && per_kv > 0) {
+        if (plan_eff_two_attn_paths(f)) {
             t += s->no_fa ? macs / (per_mac * fl) : cached / (per_kv * fl);
         } else {
             double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_DEC] : 1.0;

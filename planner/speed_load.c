@@ -82,14 +82,14 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
             l->attn_macs_full += macs;
             l->heads_full += hp->n_head;
         }
-        if (frac > 0 && il >= hp->n_layer_dense_lead) {
+        bool moe = frac > 0 && il >= hp->n_layer_dense_lead;
+        if (moe) {
             l->n_moe_layers++;
             l->n_expert_used = hp->n_expert_used;
         }
         if (dev != prev) s->n_hops++;
         /* Experts elsewhere: the activations go there and back in every MoE layer. */
-        if (frac > 0 && pl->exps_dev >= 0 && pl->exps_dev != dev && il < pl->exps_layers && il >= hp->n_layer_dense_lead)
-            s->n_hops += 2;
+        if (moe && pl->exps_dev >= 0 && pl->exps_dev != dev && il < pl->exps_layers) s->n_hops += 2;
         prev = dev;
     }
     if (pl->output_dev != prev) s->n_hops++;
