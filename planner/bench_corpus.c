@@ -88,7 +88,9 @@ int plan_corpus_device(const char *id, int backend, plan_speed_dev *d, fc_err *e
 }
 
 /* A device family: what a buyer asks about is a device nobody measured, and
- * its nearest measured relatives are its family (one chip generation). */
+ * its nearest measured relatives are its family (one chip generation: an SoC's
+ * GPU goes with the discrete cards of its architecture, Strix Halo's RDNA 3.5
+ * and the 780M with RDNA3, Lunar Lake's Arc 140V with Battlemage's Xe2). */
 void plan_corpus_family(const char *id, char *out, size_t cap) {
     static const struct { const char *prefix, *family; } fam[] = {
         {"rtx-pro-6000-blackwell", "nvidia-blackwell"}, {"rtx-50", "nvidia-blackwell"},
@@ -100,9 +102,12 @@ void plan_corpus_family(const char *id, char *out, size_t cap) {
         {"t4", "nvidia-turing"},                        {"h100", "nvidia-hopper"},
         {"h200", "nvidia-hopper"},                      {"gh200", "nvidia-hopper"},
         {"v100", "nvidia-volta"},                       {"p100", "nvidia-pascal"},
-        {"rx-9070", "amd-rdna4"},                       {"radeon-ai-pro-r9700", "amd-rdna4"},
+        {"rx-90", "amd-rdna4"},                         {"radeon-ai-pro-r9700", "amd-rdna4"},
         {"rx-7", "amd-rdna3"},                          {"ryzen-ai-max", "amd-rdna3"},
-        {"mi", "amd-cdna"},                             {"arc-", "intel-arc"},
+        {"radeon-780m", "amd-rdna3"},                   {"rx-6", "amd-rdna2"},
+        {"mi", "amd-cdna"},                             {"arc-a", "intel-alchemist"},
+        {"arc-b", "intel-xe2"},                         {"arc-pro-b", "intel-xe2"},
+        {"arc-140v", "intel-xe2"},
     };
     for (size_t i = 0; i < FC_ARRAY_LEN(fam); i++)
         if (!strncasecmp(id, fam[i].prefix, strlen(fam[i].prefix))) {

@@ -43,7 +43,9 @@ static void test_families(void) {
     static const char *const pairs[][2] = {
         {"apple-m3-max-40c", "apple-m3"}, {"apple-m1", "apple-m1"},  {"rtx-4090", "nvidia-ada"},
         {"rtx-3060-12gb", "nvidia-ampere"}, {"rtx-pro-6000-blackwell", "nvidia-blackwell"},
-        {"rx-7900-xtx", "amd-rdna3"},      {"arc-b580", "intel-arc"}, {"unknown-thing", "unknown-thing"},
+        {"rx-7900-xtx", "amd-rdna3"},      {"radeon-780m", "amd-rdna3"}, {"rx-9060-xt", "amd-rdna4"},
+        {"rx-6800-xt", "amd-rdna2"},       {"arc-b580", "intel-xe2"},   {"arc-140v", "intel-xe2"},
+        {"arc-a770-16gb", "intel-alchemist"}, {"unknown-thing", "unknown-thing"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char f[64];
