@@ -137,7 +137,11 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
         r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
         paged_read(s, hw, mem, r);
+        double tg_in_ram = r->tg128;
         r->tg128 = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg128);
+        /* storage when its reads take longer than the rest of a token; else at tg128's mean depth */
+        bool paged = r->tg128 > 0 && 1.0 / r->tg128 - 1.0 / tg_in_ram > 1.0 / tg_in_ram;
+        r->tg_bound = paged ? PLAN_BOUND_STORAGE : plan_speed_decode_bound(s, e, (PLAN_TEST_TG - 1) / 2.0);
         r->tg_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg_depth);
         r->pp512 = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp512);
         r->pp_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp_depth);

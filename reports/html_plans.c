@@ -89,11 +89,14 @@ int html_fit(FILE *fp, const rep_report *r, fc_err *err) {
     return rc;
 }
 
-enum { Q_NAME, Q_SIZE, Q_FITS, Q_PP, Q_TG, Q_LOSS, Q_COUNT };
+/* decode bound by: memory (a smaller quantization decodes faster), kernel (not one of the same kernel family),
+ * fixed (per-token costs), storage (paged weights): plan_speed_decode_bound, docs/schema-plan.md */
+enum { Q_NAME, Q_SIZE, Q_FITS, Q_PP, Q_TG, Q_BOUND, Q_LOSS, Q_COUNT };
 static const rep_col quant_cols[Q_COUNT] = {
     {NULL, "quantization", REP_LEFT, false}, {NULL, "size", REP_RIGHT, false},
     {NULL, "runs on", REP_LEFT, false},      {NULL, "pp512 t/s (predicted)", REP_RIGHT, false},
-    {NULL, "tg128 t/s (predicted)", REP_RIGHT, false}, {NULL, "quality loss", REP_RIGHT, false},
+    {NULL, "tg128 t/s (predicted)", REP_RIGHT, false}, {NULL, "decode bound by", REP_LEFT, false},
+    {NULL, "quality loss", REP_RIGHT, false},
 };
 
 static int quant_table(FILE *fp, const rep_plan_view *pv, fc_err *err) {
@@ -110,6 +113,7 @@ static int quant_table(FILE *fp, const rep_plan_view *pv, fc_err *err) {
         rep_cell_str(t, Q_FITS, x->where[0] ? x->where : x->fits ? "fits" : "does not fit");
         rep_cell_ts(t, Q_PP, x->pp_ts, 0);
         rep_cell_ts(t, Q_TG, x->tg_ts, 0);
+        rep_cell_str(t, Q_BOUND, x->tg_bound);
         if (x->quality_loss >= 0)
             rep_cell_text(t, Q_LOSS, x->quality_loss < 1 ? "+%.2f%% perplexity" : "+%.1f%% perplexity",
                           x->quality_loss);

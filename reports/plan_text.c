@@ -112,6 +112,39 @@ static void memory_text(FILE *out, const plan_result *r) {
     for (int i = 0; i < r->n_note; i++) fprintf(out, "note      %s\n", fc_safe(r->note[i]));
 }
 
+/* What bounds a decode, as the sentence a user acts on: whether a smaller quantization would decode faster. */
+static const char *bound_sentence(int bound) {
+    switch (bound) {
+    case PLAN_BOUND_KERNEL:
+        return "the kernels' arithmetic per weight, not memory: a smaller type of the same kernel family (K-quants, "
+               "IQ-quants, Q4_0...Q8_0) decodes no faster";
+    case PLAN_BOUND_FIXED:
+        return "per-token fixed costs (kernel launches, synchronization): a smaller quantization hardly decodes faster";
+    case PLAN_BOUND_STORAGE: return "reading the paged weights from storage: what fits in RAM decodes far faster";
+    default: return "memory bandwidth: a smaller quantization decodes faster";
+    }
+}
+
+/* Under the table, the rows whose decode memory does not bound, grouped by what does. */
+static void bound_notes(FILE *out, const plan_choice *c) {
+    int n_speed = 0;
+    for (int i = 0; i < c->n_row; i++) n_speed += c->row[i].where != PLAN_ON_NONE && c->row[i].has_speed;
+    for (int b = PLAN_BOUND_KERNEL; b <= PLAN_BOUND_STORAGE; b++) {
+        char list[PLAN_CHOICE_MAX * 18] = "";
+        size_t used = 0;
+        int n_bound = 0;
+        for (int i = 0; i < c->n_row; i++) {
+            const plan_choice_row *q = &c->row[i];
+            if (q->where == PLAN_ON_NONE || !q->has_speed || q->speed.tg_bound != b) continue;
+            n_bound++;
+            int n = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", q->quant);
+            if (n > 0) used = (size_t)n < sizeof list - used ? used + (size_t)n : sizeof list - 1;
+        }
+        if (n_bound) fprintf(out, "tg128 of %s is bound by %s\n", n_bound == n_speed ? "every quantization" : list,
+                             bound_sentence(b));
+    }
+}
+
 static void quant_row(FILE *out, const plan_choice *c, int i) {
     const plan_choice_row *q = &c->row[i];
     char size[24], ngl[16] = "-", ppl[16] = "?", kld[16] = "?";
@@ -135,6 +168,7 @@ static void choice_text(FILE *out, const plan_result *r) {
     fprintf(out, "%-10s %10s  %-20s %5s %9s %8s %9s %8s %8s  %s\n", "quant", "file", "fits", "ngl", "pp512", "tg128",
             "tg@ctx", "PPL +%", "KLD", "why");
     for (int i = 0; i < c->n_row; i++) quant_row(out, c, i);
+    bound_notes(out, c);
     if (c->quality_note[0]) fprintf(out, "quality: %s\n", fc_safe(c->quality_note));
     if (c->best < 0) {
         fprintf(out, "\nrecommended  nothing: %s\n", fc_safe(c->reason));
@@ -160,6 +194,7 @@ void rep_plan_text(FILE *out, const plan_result *r) {
         fprintf(out,
                 "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
                 r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
+        fprintf(out, "bound     tg128 is bound by %s\n", bound_sentence(r->speed.tg_bound));
         char acc[REP_ACCURACY_LEN];
         rep_accuracy_sentence(&r->accuracy, acc, sizeof acc);
         if (acc[0]) fprintf(out, "accuracy  %s\n", acc);

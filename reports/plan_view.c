@@ -31,6 +31,7 @@ static void choice_fill(rep_plan_view *v, const plan_result *r) {
         x->fits = q->where != PLAN_ON_NONE;
         x->pp_ts = q->has_speed ? q->speed.pp512 : 0;
         x->tg_ts = q->has_speed ? q->speed.tg128 : 0;
+        snprintf(x->tg_bound, sizeof x->tg_bound, "%s", x->fits && q->has_speed ? plan_bound_name(q->speed.tg_bound) : "");
         x->quality_loss = q->ppl_pct;
         x->recommended = i == c->best;
     }

@@ -295,6 +295,7 @@ typedef struct rep_plan_quant {
     bool fits;
     char where[32];                /* "GPU", "split", "CPU", "does not fit" */
     double pp_ts, tg_ts;           /* predicted; 0 = not predicted */
+    char tg_bound[16];             /* what bounds tg_ts (plan_bound_name); "" = not predicted */
     double quality_loss;           /* perplexity increase over f16, percent; < 0 = unknown */
     bool recommended;
 } rep_plan_quant;

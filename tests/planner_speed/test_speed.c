@@ -101,6 +101,40 @@ static void test_compute_bound(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&s, e, 0), (1e9 * 32 / 18) / 5e9 + 0.1, 1e-6);
 }
 
+/* What bounds decode (plan_speed_decode_bound): whether a smaller type would decode faster. */
+static void test_decode_bound(const plan_efficiency *e) {
+    /* The bandwidth-bound case above: 10 ms of reading, 3.6 ms of arithmetic. */
+    plan_speed_setup s = one_cpu(100, 1000);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9 * 32 / 18;
+    CHECK(plan_speed_decode_bound(&s, e, 0) == PLAN_BOUND_MEMORY);
+    /* An output matrix whose arithmetic outlasts its read (1e9 elements in 0.01 GB: 2 ms against 0.1 ms) adds
+     * 1.9 ms of kernel time, but the Q4_0 layers, the main type, stay memory-bound: a smaller type of theirs
+     * would decode faster. */
+    s.load[0].out_type = GGML_TYPE_Q8_0;
+    s.load[0].out_bytes = 0.01e9;
+    s.load[0].out_elems = 1e9;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.012, 1e-6);
+    CHECK(plan_speed_decode_bound(&s, e, 0) == PLAN_BOUND_MEMORY);
+    /* At 10 GFLOP/s the Q4_0 layers themselves compute for 0.36 s against 10 ms of reading. */
+    s.dev[0].gflops = 10;
+    CHECK(plan_speed_decode_bound(&s, e, 0) == PLAN_BOUND_KERNEL);
+    /* A GPU: one roofline over all its weights. 1e9 Q4_K elements (0.5625 GB) at 100 GB/s read in 5.625 ms; at
+     * 1000 GFLOP/s x 0.5 they compute in 2 ms (memory), at 100 GFLOP/s in 20 ms (kernel); its 10 us per layer
+     * bind only when the weights are tiny: 1e6 elements read in 5.6 us, computed in 2 us at 1000 GFLOP/s. */
+    plan_speed_setup g = one_gpu(100, 1000);
+    g.load[0].bytes[GGML_TYPE_Q4_K] = 0.5625e9;
+    g.load[0].elems[GGML_TYPE_Q4_K] = 1e9;
+    CHECK(plan_speed_decode_bound(&g, e, 0) == PLAN_BOUND_MEMORY);
+    g.dev[0].gflops = 100;
+    CHECK(plan_speed_decode_bound(&g, e, 0) == PLAN_BOUND_KERNEL);
+    g.dev[0].gflops = 1000;
+    g.load[0].bytes[GGML_TYPE_Q4_K] = 0.5625e6;
+    g.load[0].elems[GGML_TYPE_Q4_K] = 1e6;
+    CHECK(plan_speed_decode_bound(&g, e, 0) == PLAN_BOUND_FIXED);
+    CHECK(!strcmp(plan_bound_name(PLAN_BOUND_KERNEL), "kernel") && !strcmp(plan_bound_name(PLAN_BOUND_STORAGE), "storage"));
+}
+
 static void test_depth(const plan_efficiency *e) {
     /* 1e5 KV bytes and 1e6 attention MACs per position; depth 1000:
      * KV 1e8 B / 100 GB/s = 1 ms; attention 1e9 MAC / (0.25 x 1000 GFLOP/s) = 4 ms. */
@@ -514,6 +548,7 @@ int main(void) {
     CHECK_MSG(plan_efficiency_parse_csv(&e, eff_csv, "test", &err) == FC_OK, "%s", err.msg);
     test_bandwidth_bound(&e);
     test_compute_bound(&e);
+    test_decode_bound(&e);
     test_depth(&e);
     test_plain_buffers(&e);
     test_old_build(&e);

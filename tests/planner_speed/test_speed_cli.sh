@@ -87,6 +87,17 @@ import json, sys
 a = json.load(open(sys.argv[1]))["speed_accuracy"]
 assert a["set"] == "CUDA" and a["decode"]["rows"] > 50 and 0 < a["decode"]["median_abs_err"] < 0.2, a
 PY
+# What bounds decode, per quantization: the 4090 reads its Q4_K_M at the bandwidth; the RTX 3060 has the
+# least compute per byte of the catalog's cards, and its K-quants decode at the family's kernel rate.
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+q = {r["quant"]: r for r in json.load(open(sys.argv[1]))["quantizations"]}
+assert q["Q4_K_M"]["speed"]["tg128_bound"] == "memory", q["Q4_K_M"]["speed"]
+PY
+t 0 "plan bound, text" "$bin" plan llama-3.1-8b --hw rtx-3060-12gb
+grep -q "^bound     tg128 is bound by the kernels' arithmetic" "$out" &&
+    grep -q "^tg128 of Q5_K_M, .*Q2_K.* is bound by the kernels' arithmetic" "$out" ||
+    { echo "FAIL: no kernel-bound lines for the RTX 3060's K-quants"; cat "$out"; fail=1; }
 t 0 "plan accuracy, text" "$bin" plan llama-3.1-8b --hw amd-epyc-9005
 grep -q "^accuracy  held out one source at a time, CPU-datasheet predictions were off" "$out" ||
     { echo "FAIL: no accuracy line for a datasheet CPU"; cat "$out"; fail=1; }
