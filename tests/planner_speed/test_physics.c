@@ -27,10 +27,11 @@ static int family_of(const char *ftype) {
 
 typedef struct qrow {
     const char *ftype;
-    double bytes, tg;   /* weight bytes a token reads; tg128 at depth 0 */
+    double bytes, tg;   /* weight bytes a token reads; tg1 at depth 0 */
+    int bound;          /* what bounds that decode (enum plan_bound) */
 } qrow;
 
-static int n_checked, n_bad_bw, n_bad_pp, n_bad_mono, n_bad_depth;
+static int n_checked, n_bad_bw, n_bad_pp, n_bad_mono, n_bad_depth, n_bad_bound, n_kernel_pairs;
 
 static double token_bytes(const plan_speed_load *l) {
     double b = l->out_bytes;
@@ -123,7 +124,7 @@ static void check_model(const model_catalog_info *info, const model_hparams *hp,
             for (int j = 1; j < DEPTHS; j++)
                 if ((tg[j] > tg[j - 1] * (1 + REL_EPS) || pp[j] > pp[j - 1] * (1 + REL_EPS)) && n_bad_depth++ < 5)
                     fprintf(stderr, "%s %s %s: speed rises with depth %d\n", dv[k].id, info->name, ft, depths[j]);
-            rows[k][n] = (qrow){ft, bytes, tg[0]};
+            rows[k][n] = (qrow){ft, bytes, tg[0], plan_speed_decode_bound(s, eff, depths[0])};
         }
         model_desc_free(&d);
         n++;
@@ -132,8 +133,14 @@ static void check_model(const model_catalog_info *info, const model_hparams *hp,
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) {
                 const qrow *ra = &rows[k][a], *rb = &rows[k][b];
-                if (family_of(ra->ftype) != family_of(rb->ftype)) continue;
-                if (!(ra->bytes < rb->bytes) || !(ra->tg < rb->tg * (1 - REL_EPS))) continue;
+                if (family_of(ra->ftype) != family_of(rb->ftype) || !(ra->bytes < rb->bytes)) continue;
+                if (rb->bound == PLAN_BOUND_KERNEL) {
+                    n_kernel_pairs++;
+                    if (ra->tg > rb->tg * (1 + REL_EPS) && n_bad_bound++ < 10)
+                        fprintf(stderr, "%s %s: %s is said kernel-bound at %.1f t/s, but %s (%.2f GB) decodes at %.1f\n",
+                                dv[k].id, info->name, rb->ftype, rb->tg, ra->ftype, ra->bytes / 1e9, ra->tg);
+                }
+                if (!(ra->tg < rb->tg * (1 - REL_EPS))) continue;
                 if (n_bad_mono++ < 10)
                     fprintf(stderr, "%s %s: %s reads %.2f GB but decodes at %.1f t/s, below %s (%.2f GB, %.1f t/s)\n",
                             dv[k].id, info->name, ra->ftype, ra->bytes / 1e9, ra->tg, rb->ftype, rb->bytes / 1e9, rb->tg);
@@ -156,12 +163,14 @@ int main(void) {
     }
     free(s);
     printf("physics: %d devices, %d model x device x quantization cases; over bandwidth %d, over peak compute %d, "
-           "fewer bytes decoding slower %d, rising with depth %d\n",
-           n_dev, n_checked, n_bad_bw, n_bad_pp, n_bad_mono, n_bad_depth);
+           "fewer bytes decoding slower %d, rising with depth %d; of %d smaller files beside a kernel-bound one, "
+           "decoding faster %d\n",
+           n_dev, n_checked, n_bad_bw, n_bad_pp, n_bad_mono, n_bad_depth, n_kernel_pairs, n_bad_bound);
     CHECK(n_dev >= 40 && n_checked >= 10000);
     CHECK(n_bad_bw == 0);
     CHECK(n_bad_pp == 0);
     CHECK(n_bad_mono == 0);
     CHECK(n_bad_depth == 0);
+    CHECK(n_kernel_pairs > 0 && n_bad_bound == 0);
     return check_done("physics");
 }
