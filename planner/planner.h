@@ -540,18 +540,11 @@ void plan_device_from_gpu(plan_device *d, const probe_gpu *g);
 
 /* Seconds per token for decode at a KV depth (the token sees depth cached positions). */
 double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth);
-/* What one decoded token's time is spent on: the weights' bytes over the bandwidth; beyond that, where their
- * kernels' arithmetic takes longer than the read (a GPU's family rate, a CPU type's rate); the KV cache and
- * attention; launches, barriers and the per-token and per-crossing costs. kernel_bound: on the device whose
- * weights take longest, the arithmetic binds (a GPU's roofline; a CPU's main type), so a smaller type of the
- * same kernel family would decode no faster. */
-typedef struct plan_decode_parts {
-    double weights_read_s, weights_kernel_s, cache_s, fixed_s;
-    bool kernel_bound;
-} plan_decode_parts;
 /* What bounds decode: whether fewer bytes per weight would decode faster (memory: yes; kernel: not in the
- * same kernel family, whose integer work per weight a smaller type does not cut; fixed: hardly, the
- * per-token costs outlast the rest; storage: a paged host's reads, plan_speed_result). */
+ * same kernel family, whose integer work per weight a smaller type does not cut: on the device whose weights
+ * take longest their arithmetic outlasts their read, a GPU's one roofline or a CPU's main type; fixed: hardly,
+ * launches, barriers and the per-token costs outlast the rest; storage: a paged host's reads,
+ * plan_speed_result). */
 enum plan_bound { PLAN_BOUND_MEMORY = 0, PLAN_BOUND_KERNEL, PLAN_BOUND_FIXED, PLAN_BOUND_STORAGE };
 int plan_speed_decode_bound(const plan_speed_setup *s, const plan_efficiency *e, double depth);
 const char *plan_bound_name(int bound);

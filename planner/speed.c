@@ -77,8 +77,7 @@ static double attended(double depth, uint32_t window) { return window && depth >
  * (plan_kernel_family): a per-type max, or per-type rates, would let a mix with
  * fewer bytes decode slower than a bigger mix of the same family
  * (tests/planner_speed/test_physics.c), which no GPU does. */
-static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const plan_eff_set *f, double *read_s,
-                       bool *kernel_bound) {
+static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const plan_eff_set *f, bool *kernel_bound) {
     double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = d->gflops * GIGA;
     double t = 0, bytes = 0, t_cmp = 0;
     /* A GPU runs a file at the rate of its main type's family: files mix families (an IQ3_M file is part
@@ -102,18 +101,26 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
         bytes += l->out_bytes;
         t_cmp += c;
     }
-    *read_s = bytes / bw;
-    /* whether a smaller type would decode faster: on a CPU, as its main type goes; on a GPU, its one roofline */
-    *kernel_bound = d->backend == PLAN_CPU ? l->elems[main_t] / (RATE(main_t) * fl) > l->bytes[main_t] / bw
-                                           : t_cmp > bytes / bw;
+    /* whether a smaller type would decode faster (only asked for by plan_speed_decode_bound): on a CPU, as its
+     * main type goes; on a GPU, its one roofline */
+    if (kernel_bound)
+        *kernel_bound = d->backend == PLAN_CPU ? l->elems[main_t] / (RATE(main_t) * fl) > l->bytes[main_t] / bw
+                                               : t_cmp > bytes / bw;
 #undef RATE
     return d->backend == PLAN_CPU ? t : fmax(bytes / bw, t_cmp);
 }
 
-/* One token's decode time, and what it is spent on when parts is not NULL. */
-static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth, plan_decode_parts *parts) {
-    double t = 0, token_us = 0, hop_us = 0, fixed_us = 0, read = 0, beyond_read = 0, longest = -1;
-    bool kernel_bound = false; /* the device whose weights take longest */
+/* What bounds a decode (plan_speed_decode_bound): its fixed costs, and whether the arithmetic of the weights of
+ * the device whose weights take longest outlasts their read. */
+typedef struct decode_parts {
+    double fixed_s;
+    bool kernel_bound;
+} decode_parts;
+
+/* One token's decode time; parts, when not NULL, gets what bounds it. */
+static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth, decode_parts *parts) {
+    double t = 0, token_us = 0, hop_us = 0, fixed_us = 0, longest = -1;
+    bool kernel_bound = false;
     for (int d = 0; d < s->n_dev; d++) {
         const plan_speed_load *l = &s->load[d];
         const plan_speed_dev *dv = &s->dev[d];
@@ -123,10 +130,8 @@ static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, doub
          * (an idle host CPU next to a GPU adds none of its own). */
         token_us = fmax(token_us, f->scalar[PLAN_EFF_TOKEN_US]);
         hop_us = fmax(hop_us, f->scalar[PLAN_EFF_HOP_US]);
-        bool kernel;
-        double t_read, t_mat = matvec_s(l, dv, f, &t_read, &kernel);
-        read += t_read;
-        beyond_read += t_mat - t_read;
+        bool kernel = false;
+        double t_mat = matvec_s(l, dv, f, parts ? &kernel : NULL);
         if (t_mat > longest) longest = t_mat, kernel_bound = kernel;
         double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dv->gflops * GIGA;
         double swa = attended(depth, l->swa_window);
@@ -155,10 +160,7 @@ static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, doub
      * are the current ones over its era's share. Scaling the whole token instead predicted worse held out
      * (812 rows, 5 Dec 2026: decode 8.0% vs 8.5%, prefill 12.9% vs 13.3%; docs/speed-model.md). */
     if (s->old_build && s->n_dev > 0) fixed_us /= eff_of(e, s, s->n_dev - 1)->scalar[PLAN_EFF_ERA_DEC];
-    if (parts)
-        *parts = (plan_decode_parts){.weights_read_s = read, .weights_kernel_s = beyond_read,
-                                     .cache_s = t - read - beyond_read, .fixed_s = fixed_us * US,
-                                     .kernel_bound = kernel_bound};
+    if (parts) *parts = (decode_parts){.fixed_s = fixed_us * US, .kernel_bound = kernel_bound};
     return t + fixed_us * US;
 }
 
@@ -169,9 +171,9 @@ double plan_speed_decode_s(const plan_speed_setup *s, const plan_efficiency *e, 
 /* Fixed costs bind where they outlast all the rest; else the weights' kernels where their arithmetic takes
  * longer than reading them on the device whose weights take longest (planner.h). */
 int plan_speed_decode_bound(const plan_speed_setup *s, const plan_efficiency *e, double depth) {
-    plan_decode_parts p;
-    decode_s(s, e, depth, &p);
-    if (p.fixed_s > p.weights_read_s + p.weights_kernel_s + p.cache_s) return PLAN_BOUND_FIXED;
+    decode_parts p;
+    double t = decode_s(s, e, depth, &p);
+    if (p.fixed_s > t - p.fixed_s) return PLAN_BOUND_FIXED;
     return p.kernel_bound ? PLAN_BOUND_KERNEL : PLAN_BOUND_MEMORY;
 }
 

@@ -125,17 +125,19 @@ static const char *bound_sentence(int bound) {
     }
 }
 
+static bool has_tg(const plan_choice_row *q) { return q->where != PLAN_ON_NONE && q->has_speed; }
+
 /* Under the table, the rows whose decode memory does not bound, grouped by what does. */
 static void bound_notes(FILE *out, const plan_choice *c) {
     int n_speed = 0;
-    for (int i = 0; i < c->n_row; i++) n_speed += c->row[i].where != PLAN_ON_NONE && c->row[i].has_speed;
+    for (int i = 0; i < c->n_row; i++) n_speed += has_tg(&c->row[i]);
     for (int b = PLAN_BOUND_KERNEL; b <= PLAN_BOUND_STORAGE; b++) {
         char list[PLAN_CHOICE_MAX * 18] = "";
         size_t used = 0;
         int n_bound = 0;
         for (int i = 0; i < c->n_row; i++) {
             const plan_choice_row *q = &c->row[i];
-            if (q->where == PLAN_ON_NONE || !q->has_speed || q->speed.tg_bound != b) continue;
+            if (!has_tg(q) || q->speed.tg_bound != b) continue;
             n_bound++;
             int n = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", q->quant);
             if (n > 0) used = (size_t)n < sizeof list - used ? used + (size_t)n : sizeof list - 1;
