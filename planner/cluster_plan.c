@@ -268,8 +268,8 @@ void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap) {
     snprintf(buf, cap, "ggml-rpc-server -H %s -p %d -c", addr, PLAN_RPC_PORT);
 }
 
-void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, const char *file,
-                            char *buf, size_t cap) {
+void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, int numa,
+                            const char *file, char *buf, size_t cap) {
     char rpc[PLAN_MAX_HOSTS * (PLAN_HOST_NAME_MAX + 8)] = "";
     size_t k = 0;
     for (int h = 1; h < c->n_host; h++)
@@ -280,10 +280,11 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
     /* always -ts: with no layers on a host llama.cpp would still give it its share */
     q.n_tensor_split = (uint32_t)c->hw.n_gpu;
     for (int g = 0; g < c->hw.n_gpu; g++) q.tensor_split[g] = (float)layers[g];
-    plan_command_line(&q, layers, c->hw.n_gpu, file, llama, sizeof llama, ollama, sizeof ollama);
-    /* "llama-server -m FILE ..." -> "llama-server --rpc HOSTS -m FILE ..." */
-    const char *rest = strncmp(llama, "llama-server ", 13) ? llama : llama + 13;
-    snprintf(buf, cap, "llama-server --rpc %s %s", rpc, rest);
+    plan_command_line(&q, layers, c->hw.n_gpu, &c->hw.host, numa, file, llama, sizeof llama, ollama, sizeof ollama);
+    /* "[numactl ...] llama-server -m FILE ..." -> "[numactl ...] llama-server --rpc HOSTS -m FILE ..." */
+    const char *at = strstr(llama, "llama-server ");
+    int head = at ? (int)(at - llama) + 13 : 0;
+    snprintf(buf, cap, "%.*s%s--rpc %s %s", head, llama, at ? "" : "llama-server ", rpc, llama + head);
 }
 
 /* ---- the whole plan: what plan_make returns for a cluster ------------------------ */
@@ -403,7 +404,8 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
         out->has_requested ? &out->requested : out->splits.best_fits ? &out->splits.best : &out->splits.dflt;
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
     plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
-    plan_cluster_llama_cmd(c, p, shown->layers, out->file, out->llama_cmd, sizeof out->llama_cmd);
+    plan_cluster_llama_cmd(c, p, shown->layers, plan_numa_place(&c->hw.host, &shown->mem.host), out->file,
+                           out->llama_cmd, sizeof out->llama_cmd);
     for (int h = 1; h < c->n_host; h++) plan_cluster_rpc_cmd(c, h, out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
     return FC_OK;
 }

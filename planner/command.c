@@ -123,11 +123,16 @@ static size_t shell_quote(char *out, size_t cap, const char *s) {
         if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__);                                            \
     } while (0)
 
-void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_gpu, const char *file, char *buf,
-                       size_t cap, char *ollama, size_t ollama_cap) {
+void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_gpu, const plan_device *host, int numa,
+                       const char *file, char *buf, size_t cap, char *ollama, size_t ollama_cap) {
     int ngl = p->n_gpu_layers == PLAN_NGL_ALL ? PLAN_NGL_ALL_FLAG : p->n_gpu_layers;
+    size_t n = 0;
+    /* One NUMA node: bound by numactl, with that node's cores as threads
+     * (llama.cpp's default -t counts every core of the machine). */
+    bool pin = numa == PLAN_NUMA_PIN && host;
+    if (pin) APPEND("numactl --cpunodebind=%d --membind=%d ", host->numa_node, host->numa_node);
     /* A model by URL: llama.cpp downloads it itself (-mu, --model-url). */
-    size_t n = (size_t)snprintf(buf, cap, "llama-server %s ", http_is_url(file) ? "-mu" : "-m");
+    APPEND("llama-server %s ", http_is_url(file) ? "-mu" : "-m");
     if (n < cap) n += shell_quote(buf + n, cap - n, file);
     APPEND(" -ngl %d -c %u -ctk %s -ctv %s -fa %s", ngl, p->n_ctx, ggml_type_get(p->type_k)->name,
            ggml_type_get(p->type_v)->name, p->flash_attn ? "on" : "off");
@@ -140,6 +145,8 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
     if (p->no_mmap) APPEND(" --no-mmap");
     if (p->no_repack) APPEND(" -nr");
     if (p->mlock) APPEND(" --mlock");
+    if (pin) APPEND(" -t %d", host->numa_cores);
+    else if (numa == PLAN_NUMA_SPREAD) APPEND(" --numa distribute");
     /* what loads next to the model (llama-server's own flags) */
     const plan_extras *x = p->extras;
     if (x && x->mmproj) {

@@ -98,6 +98,32 @@ void plan_device_from_gpu(plan_device *d, const probe_gpu *g) {
     }
 }
 
+/* A host of several NUMA nodes (planner/numa.c): the node a plan binds
+ * llama.cpp to is the first GPU's (its host buffers and copies stay local),
+ * else the node that reads fastest. A node without its own measured read (a
+ * --quick profile) has the all-core read's share of its cores; a profile
+ * from before the probe counted each node's cores shares them evenly. */
+static void hw_numa(plan_device *h, const probe_profile *p) {
+    if (p->n_numa < 2 || p->n_numa > PROBE_MAX_NUMA || p->n_cores < 1) return;
+    int node = -1;
+    for (int i = 0; i < p->n_gpus && i < PROBE_MAX_GPUS && node < 0; i++) {
+        const probe_gpu *g = &p->gpus[i];
+        if (!g->unified_memory && g->vram_total && g->numa_node >= 0 && g->numa_node < p->n_numa) node = g->numa_node;
+    }
+    if (node < 0) {
+        node = 0;
+        for (int k = 1; k < p->n_numa; k++)
+            if (p->numa_read_gbs[k] > p->numa_read_gbs[node]) node = k;
+    }
+    h->n_numa = p->n_numa;
+    h->numa_node = node;
+    h->numa_cores = p->numa_cores[node] > 0 ? p->numa_cores[node] : p->n_cores / p->n_numa;
+    if (h->numa_cores < 1) h->numa_cores = 1;
+    h->numa_gbs = p->numa_read_gbs[node] > 0 ? p->numa_read_gbs[node]
+                                             : p->read_gbs * h->numa_cores / p->n_cores;
+    h->numa_mem = p->numa_mem[node] ? p->numa_mem[node] : p->ram_total / (uint64_t)p->n_numa;
+}
+
 int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     memset(hw, 0, sizeof *hw);
     plan_device *h = &hw->host;
@@ -116,6 +142,7 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     h->fp32_tflops = (p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t * p->n_cores : p->sgemm_gflops_all) / 1000.0;
     h->n_cores = p->n_cores;
     h->storage_gbs = p->storage_read_gbs;
+    hw_numa(h, p);
     snprintf(h->source, sizeof h->source, "probe profile of %s (%s)", p->hostname, p->created);
     if (!h->mem_total) return fc_err_set(err, FC_EINPUT, "machine profile has no RAM size");
     for (int i = 0; i < p->n_gpus && i < PROBE_MAX_GPUS; i++) {

@@ -79,16 +79,16 @@ static void commands_fill(const plan_request *rq, plan_result *r) {
     uint32_t layers[PLAN_MAX_DEVICES];
     for (int g = 0; g < r->hw.n_gpu; g++) layers[g] = r->mem.gpu[g].n_layers;
     plan_model_file(rq->model, rq->model_spec, ft ? ft->name : "", r->file, sizeof r->file, &r->file_exists);
-    plan_command_line(&r->params, layers, r->hw.n_gpu, r->file, r->llama_cmd, sizeof r->llama_cmd, ollama,
-                      sizeof ollama);
+    plan_command_line(&r->params, layers, r->hw.n_gpu, &r->hw.host, r->has_speed ? r->speed.numa : PLAN_NUMA_ONE,
+                      r->file, r->llama_cmd, sizeof r->llama_cmd, ollama, sizeof ollama);
     const plan_choice *c = r->choice;
     if (!c || c->best < 0) return;
     const plan_choice_row *b = &c->row[c->best];
     plan_params p = b->params;
     p.n_ctx = c->n_ctx;
     plan_model_file(rq->model, rq->model_spec, b->quant, r->rec_file, sizeof r->rec_file, &r->rec_file_exists);
-    plan_command_line(&p, b->gpu_layers, b->n_gpu, r->rec_file, r->rec_llama, sizeof r->rec_llama, r->rec_ollama,
-                      sizeof r->rec_ollama);
+    plan_command_line(&p, b->gpu_layers, b->n_gpu, &r->hw.host, b->has_speed ? b->speed.numa : PLAN_NUMA_ONE,
+                      r->rec_file, r->rec_llama, sizeof r->rec_llama, r->rec_ollama, sizeof r->rec_ollama);
 }
 
 /* llama-bench's tests on the requested placement, as llama-bench would report them. */
@@ -159,6 +159,11 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     else
         snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
     if (r->has_speed && (rc = plan_accuracy_of_plan(&r->hw, &r->mem, &r->accuracy, err))) goto out;
+    if (r->has_speed && r->speed.numa != PLAN_NUMA_ONE) {
+        char line[PLAN_NOTE_LEN];
+        plan_numa_note(&r->hw.host, &r->mem.host, r->speed.numa, line, sizeof line);
+        note_add(r, "%s", line);
+    }
     if (r->has_speed && r->params.extras && r->params.extras->draft) {
         fc_err sp = {0};
         if (plan_spec_predict(rq->model, &r->hw, &r->mem, &r->params, e, &r->spec, &sp) == FC_OK) r->has_spec = true;

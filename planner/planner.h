@@ -50,6 +50,12 @@ typedef struct plan_device {
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
     double storage_gbs;        /* host: sequential read of the models' disk (probe), 0 = unknown */
+    /* A host of several NUMA nodes (planner/numa.c): the node a plan pins
+     * llama.cpp to, that node's measured read (its cores on its own memory),
+     * its cores and its memory. n_numa < 2: one node, the fields unused. */
+    int n_numa, numa_node, numa_cores;
+    double numa_gbs;
+    uint64_t numa_mem;
     char source[160];          /* where mem_free / bandwidth came from */
 } plan_device;
 
@@ -231,6 +237,22 @@ typedef struct plan_memory {
     uint64_t mmproj_compute;          /* its part of that device's mmproj: encoding one image */
     uint32_t mmproj_positions;        /* ViT positions of one image: patches (+ class token) */
 } plan_memory;
+
+/* How a plan runs llama.cpp's CPU part on a host of several NUMA nodes
+ * (planner/numa.c, docs/speed-model.md "Several NUMA nodes"). */
+enum plan_numa {
+    PLAN_NUMA_ONE = 0,  /* one node: nothing to place */
+    PLAN_NUMA_PIN,      /* the host's part fits one node: numactl binds the threads and memory to it */
+    PLAN_NUMA_SPREAD,   /* it does not: --numa distribute over every node, at one node's bandwidth */
+};
+const char *plan_numa_name(int numa);   /* "one", "pin", "spread" */
+/* Which of them a placement whose host part needs `need` gets on host. */
+int plan_numa_place(const plan_device *host, const plan_dev_mem *need);
+/* The host part's share of the pinned node's memory free now: the node's
+ * memory times the host's free fraction. */
+uint64_t plan_numa_free(const plan_device *host);
+/* One line for the plan's notes on what `numa` does there ("" for PLAN_NUMA_ONE). */
+void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap);
 
 /* KV cells llama.cpp allocates: n_ctx padded to 256 with flash attention
  * (32 without); a sliding-window layer holds at most window x sequences +
@@ -486,6 +508,7 @@ typedef struct plan_speed_setup {
     bool old_build;      /* a llama.cpp build before PLAN_CURRENT_ERA: the PLAN_EFF_ERA_* factors apply */
     bool no_fa;          /* flash attention off (-fa 0): PLAN_EFF_NOFA_DEC applies */
     uint32_t n_ubatch;
+    int numa;            /* enum plan_numa: how a plan's host runs (plan_speed_from_plan) */
 } plan_speed_setup;
 
 /* Where each layer lives: layer_dev[il] indexes setup->dev; output_dev takes
@@ -799,6 +822,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
 typedef struct plan_speed_result {
     double pp512, tg128;           /* from an empty context */
     int tg_bound;                  /* enum plan_bound: what bounds tg128 */
+    int numa;                      /* enum plan_numa: the host's NUMA placement these speeds assume */
     double pp_depth, tg_depth;     /* pp512 / tg128 after `depth` cached tokens */
     uint32_t depth;
     /* PLAN_PAGED: mapped weights that do not stay in RAM are read from storage
@@ -923,9 +947,11 @@ void plan_model_file(const model_desc *model, const char *spec, const char *quan
                      bool *exists);
 /* llama-server's command line for a placement (p: its -ngl, -c, -ctk/-ctv,
  * -fa, -ub, -np, expert overrides; gpu_layers: layers per GPU, or the
- * user's -ts when given) and ollama's parameters. file is shell-quoted. */
-void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_gpu, const char *file, char *llama,
-                       size_t llama_cap, char *ollama, size_t ollama_cap);
+ * user's -ts when given; numa, an enum plan_numa on host: numactl's binding
+ * and the node's threads, or --numa distribute) and ollama's parameters.
+ * file is shell-quoted. */
+void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_gpu, const plan_device *host, int numa,
+                       const char *file, char *llama, size_t llama_cap, char *ollama, size_t ollama_cap);
 
 /* ---- one plan: the request every verb makes ---------------------------------
  * plan, plan --hw all, the bare main job and report each fill one request and
@@ -1164,8 +1190,8 @@ int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_pa
 /* The rpc-server line for host h (h >= 1) and llama-server's on the main host. */
 #define PLAN_RPC_CMD_MAX 256
 void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap);
-void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, const char *file,
-                            char *buf, size_t cap);
+void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, int numa,
+                            const char *file, char *buf, size_t cap);
 
 /* The whole plan across hosts, as plan_make returns it for a request with a
  * cluster: the hosts and link, llama.cpp's default split and the fastest

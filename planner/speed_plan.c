@@ -61,6 +61,12 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->no_fa = !p->flash_attn;
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
+    /* Several NUMA nodes (planner/numa.c): one node's read either way; bound
+     * to that node, its cores' compute only. */
+    s->numa = plan_numa_place(&hw->host, &mem->host);
+    if (s->numa != PLAN_NUMA_ONE) s->dev[0].mem_gbs = hw->host.numa_gbs;
+    if (s->numa == PLAN_NUMA_PIN && hw->host.n_cores > hw->host.numa_cores)
+        s->dev[0].gflops *= (double)hw->host.numa_cores / hw->host.n_cores;
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
         if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))
@@ -134,6 +140,7 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         r->pp512 = plan_speed_pp_tps(s, e, PLAN_TEST_PP, 0);
         r->tg128 = plan_speed_tg_tps(s, e, PLAN_TEST_TG, 0);
         r->depth = depth;
+        r->numa = s->numa;
         r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
         r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
         paged_read(s, hw, mem, r);

@@ -29,6 +29,7 @@ typedef enum pf_kind {
     PF_STR,      /* char[size] */
     PF_OBJ,      /* nested struct described by sub */
     PF_ARR,      /* struct array of size-byte elements; count at count_off */
+    PF_INT_ARR,  /* int array, each within [0, PF_COUNT_MAX]; count at count_off */
     PF_U64_ARR,  /* uint64_t array; count at count_off */
     PF_DBL_ARR,  /* double array; count at count_off */
 } pf_kind;
@@ -128,6 +129,7 @@ static const pf_field profile_fields[] = {
     {.name = "ram_total", .kind = PF_U64, .off = offsetof(P, ram_total), .required = true}, F_U64(P, ram_available), F_STR(P, ram_source),
     F_NUM_ARR(P, PF_U64_ARR, "numa_mem_bytes", numa_mem, n_numa),
     F_NUM_ARR(P, PF_DBL_ARR, "numa_read_gbs", numa_read_gbs, n_numa),
+    F_NUM_ARR(P, PF_INT_ARR, "numa_cores", numa_cores, n_numa),
     F_U64(P, hugepage_bytes), F_U64(P, hugepages_free), F_BOOL(P, thp_enabled), F_U64(P, cgroup_mem_max),
     F_DBL(P, cgroup_cpus),
     {.name = "read_gbs", .kind = PF_DBL, .off = offsetof(P, read_gbs), .required = true}, F_DBL(P, read_1t_gbs), F_DBL(P, write_gbs), F_DBL(P, copy_gbs),
@@ -161,12 +163,14 @@ static json_t *field_to_json(const pf_field *f, const void *base) {
     case PF_STR: return json_string(AT_C(base, f->off, char));
     case PF_OBJ: return table_to_json(f->sub, AT_C(base, f->off, char));
     case PF_ARR:
+    case PF_INT_ARR:
     case PF_U64_ARR:
     case PF_DBL_ARR: {
         json_t *a = json_array();
         int n = *AT_C(base, f->count_off, int);
         for (int i = 0; i < n && i < f->max; i++) {
             json_t *v = f->kind == PF_ARR      ? table_to_json(f->sub, AT_C(base, f->off + (size_t)i * f->size, char))
+                        : f->kind == PF_INT_ARR ? json_integer(AT_C(base, f->off, int)[i])
                         : f->kind == PF_U64_ARR ? json_integer((json_int_t)AT_C(base, f->off, uint64_t)[i])
                                                 : json_real(AT_C(base, f->off, double)[i]);
             json_array_append_new(a, v);
@@ -217,6 +221,13 @@ static int number_from_json(const pf_field *f, json_t *v, void *dst, const char 
         *(int *)dst = (int)x;
         return FC_OK;
     }
+    case PF_INT_ARR: {
+        if (!json_is_integer(v)) return bad(err, where, path, "expected an integer");
+        json_int_t x = json_integer_value(v);
+        if (x < 0 || x > PF_COUNT_MAX) return bad(err, where, path, "outside 0..2^20");
+        *(int *)dst = (int)x;
+        return FC_OK;
+    }
     case PF_U64:
     case PF_U64_ARR:
         if (!json_is_integer(v)) return bad(err, where, path, "expected an integer");
@@ -251,6 +262,7 @@ static int field_from_json(const pf_field *f, void *base, json_t *v, const char 
         return FC_OK;
     case PF_OBJ: return table_from_json(f->sub, AT(base, f->off, char), v, path, where, err);
     case PF_ARR:
+    case PF_INT_ARR:
     case PF_U64_ARR:
     case PF_DBL_ARR: {
         if (!json_is_array(v)) return bad(err, where, path, "expected an array");
@@ -260,7 +272,7 @@ static int field_from_json(const pf_field *f, void *base, json_t *v, const char 
             snprintf(msg, sizeof msg, "%zu entries, at most %d", n, f->max);
             return bad(err, where, path, msg);
         }
-        /* Parallel arrays share a count (numa_mem_bytes, numa_read_gbs): they must agree. */
+        /* Parallel arrays share a count (numa_mem_bytes, numa_read_gbs, numa_cores): they must agree. */
         int *count = AT(base, f->count_off, int);
         if (*count && (size_t)*count != n && n) return bad(err, where, path, "length differs from its companion array");
         if (n) *count = (int)n;
@@ -268,6 +280,7 @@ static int field_from_json(const pf_field *f, void *base, json_t *v, const char 
             if (snprintf(sub, sizeof sub, "%s[%zu]", path, i) >= (int)sizeof sub) return bad(err, where, path, "nested too deep");
             json_t *e = json_array_get(v, i);
             int rc = f->kind == PF_ARR ? table_from_json(f->sub, AT(base, f->off + i * f->size, char), e, sub, where, err)
+                     : f->kind == PF_INT_ARR ? number_from_json(f, e, AT(base, f->off, int) + i, sub, where, err)
                      : f->kind == PF_U64_ARR ? number_from_json(f, e, AT(base, f->off, uint64_t) + i, sub, where, err)
                                              : number_from_json(f, e, AT(base, f->off, double) + i, sub, where, err);
             if (rc) return rc;

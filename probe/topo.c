@@ -207,6 +207,7 @@ static void topo_fallback(probe_topo *t, probe_profile *p, int n_cpus, const cpu
     p->n_cores = 0;
     for (int cpu = 0; cpu < CPU_SETSIZE && p->n_cores < PROBE_MAX_THREADS; cpu++)
         if (CPU_ISSET(cpu, set)) t->cpu_of_core[p->n_cores++] = cpu;
+    p->numa_cores[0] = p->n_cores;
     p->n_threads = n_cpus;
 }
 
@@ -264,6 +265,7 @@ int probe_topo_init(probe_topo *t, probe_profile *p, fc_err *err) {
                 hwloc_obj_t n = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, (unsigned)k);
                 if (n && core && hwloc_bitmap_intersects(n->cpuset, core->cpuset)) t->numa_of_core[i] = k;
             }
+            p->numa_cores[t->numa_of_core[i]]++;
         }
         if (p->n_threads != t->n_cpus)
             probe_note_add(p->topo_note, sizeof p->topo_note, "hwloc shows %d hardware threads, affinity mask %d",

@@ -27,6 +27,7 @@ static json_t *speed_json(const plan_speed_result *s) {
     json_object_set_new(o, "storage_gbs", s->paged_bytes > 0 ? json_real(s->storage_gbs) : json_null());
     json_object_set_new(o, "storage_assumed", json_boolean(s->storage_assumed));
     json_object_set_new(o, "tg128_bound", json_string(plan_bound_name(s->tg_bound)));
+    json_object_set_new(o, "numa", json_string(plan_numa_name(s->numa)));
     return o;
 }
 

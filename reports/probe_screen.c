@@ -118,7 +118,11 @@ void rep_probe_print(const probe_profile *p, FILE *out) {
     print_gbs_row(out, "triad", p->triad_gbs, p->triad_median_gbs);
     if (p->read_1t_gbs > 0) fprintf(out, "  %-22s %8.1f GB/s\n", "read, one thread", p->read_1t_gbs);
     for (int i = 0; i < p->n_numa && p->n_numa > 1; i++)
-        if (p->numa_read_gbs[i] > 0) fprintf(out, "  read, NUMA node %-6d %8.1f GB/s\n", i, p->numa_read_gbs[i]);
+        if (p->numa_read_gbs[i] > 0) {
+            fprintf(out, "  read, NUMA node %-6d %8.1f GB/s", i, p->numa_read_gbs[i]);
+            if (p->numa_cores[i] > 0) fprintf(out, "   (its %d cores on its own memory)", p->numa_cores[i]);
+            fputc('\n', out);
+        }
     if (p->dram_theoretical_gbs > 0)
         fprintf(out, "  theoretical            %8.1f GB/s   (%s; read is %.0f%%)\n", p->dram_theoretical_gbs,
                fc_safe(p->dram_theoretical_source), 100 * p->read_gbs / p->dram_theoretical_gbs);

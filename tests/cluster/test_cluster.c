@@ -90,7 +90,7 @@ static void test_plan(const model_desc *m) {
         CHECK(sp.best_fits);
         CHECK(sp.dflt.mem.verdict == PLAN_NO_FIT || sp.best.tg_tps >= sp.dflt.tg_tps * (1 - 1e-9));
         char cmd[PLAN_CMD_MAX];
-        plan_cluster_llama_cmd(c, &p, sp.best.layers, "m.gguf", cmd, sizeof cmd);
+        plan_cluster_llama_cmd(c, &p, sp.best.layers, PLAN_NUMA_ONE, "m.gguf", cmd, sizeof cmd);
         CHECK_MSG(strstr(cmd, "llama-server --rpc b:50052,c:50052 ") && strstr(cmd, " -ts "), "%s", cmd);
         plan_cluster_rpc_cmd(c, 1, cmd, sizeof cmd);
         CHECK(strstr(cmd, "-p 50052") && strstr(cmd, " -c"));

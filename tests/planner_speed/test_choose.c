@@ -33,7 +33,7 @@ static void commands(const plan_choice *c, const char *file, char *llama, size_t
     const plan_choice_row *r = &c->row[c->best];
     plan_params p = r->params;
     p.n_ctx = c->n_ctx;
-    plan_command_line(&p, r->gpu_layers, r->n_gpu, file, llama, lcap, ollama, ocap);
+    plan_command_line(&p, r->gpu_layers, r->n_gpu, NULL, PLAN_NUMA_ONE, file, llama, lcap, ollama, ocap);
 }
 
 static const plan_choice_row *row(const plan_choice *c, const char *quant) {

@@ -191,4 +191,45 @@ PY
 t 0 "rank, text" "$bin" plan llama-2-7b --hw all
 grep -q "^accuracy: held out one source at a time, the median error on decode / prefill was CUDA " "$out" ||
     { echo "FAIL: no accuracy line under the ranking"; tail -3 "$out"; fail=1; }
+# A host of two NUMA nodes (planner/numa.c): the probe's all-core read is the
+# nodes' sum, which llama.cpp's page-cache weights never see. A model that
+# fits one node is bound to it (numactl, that node's threads) and decodes at
+# that node's read; one that does not is spread (--numa distribute) at one
+# node's read too. Same machine with one node: the sum, and no binding.
+python3 - "$src/fuzz/seeds/profile/cpu-quick.json" "$tmp/numa2.json" "$tmp/numa1.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.update(n_packages=2, n_cores=32, n_threads=64, quick=False, ram_total=256 << 30, ram_available=250 << 30,
+         numa_mem_bytes=[128 << 30, 128 << 30], numa_read_gbs=[100.0, 98.0], numa_cores=[16, 16], read_gbs=198.0,
+         sgemm_gflops_1t=100.0, sgemm_gflops_all=3200.0)
+json.dump(p, open(sys.argv[2], "w"))
+p.update(numa_mem_bytes=[256 << 30], numa_read_gbs=[0.0], numa_cores=[32])
+json.dump(p, open(sys.argv[3], "w"))
+PY
+for hw in numa2 numa1; do
+    for m in llama-3.1-8b llama-3.1-405b; do
+        t 0 "plan $m on $hw" "$bin" plan $m --hw "$tmp/$hw.json" --json
+        cp "$out" "$tmp/$m.$hw.json"
+    done
+done
+python3 - "$tmp" <<'PY' || fail=1
+import json, sys
+d = lambda m, hw: json.load(open(f"{sys.argv[1]}/{m}.{hw}.json"))
+small, small1, big, big1 = d("llama-3.1-8b", "numa2"), d("llama-3.1-8b", "numa1"), d("llama-3.1-405b", "numa2"), d("llama-3.1-405b", "numa1")
+cmd = lambda r: r["llama_cpp"]
+assert small["speed"]["numa"] == "pin" and cmd(small).startswith("numactl --cpunodebind=0 --membind=0 llama-server "), cmd(small)
+assert " -t 16" in cmd(small) and "--numa" not in cmd(small), cmd(small)
+assert big["speed"]["numa"] == "spread" and cmd(big).startswith("llama-server ") and "--numa distribute" in cmd(big), cmd(big)
+assert small1["speed"]["numa"] == big1["speed"]["numa"] == "one" and "numa" not in cmd(small1) + cmd(big1)
+# memory-bound decode at one node's 100 GB/s instead of the sum's 198: close to half
+for two, one in ((small, small1), (big, big1)):
+    r = two["speed"]["tg128_tps"] / one["speed"]["tg128_tps"]
+    assert 0.45 < r < 0.6, r
+# bound to 16 of 32 cores, prefill has half the compute; spread keeps every core's
+assert small["speed"]["pp512_tps"] < 0.6 * small1["speed"]["pp512_tps"], (small["speed"], small1["speed"])
+assert big["speed"]["pp512_tps"] > 0.9 * big1["speed"]["pp512_tps"], (big["speed"], big1["speed"])
+# the plan says so, and the recommendation's command is bound too
+assert any(n.startswith("NUMA: 2 nodes; llama.cpp bound to node 0") for n in small["notes"]), small["notes"]
+assert small["recommendation"]["llama_cpp"].startswith("numactl --cpunodebind=0 --membind=0 "), small["recommendation"]
+PY
 exit $fail

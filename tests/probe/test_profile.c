@@ -28,6 +28,7 @@ static void profile_fill(probe_profile *p) {
     p->ram_total = 64ull << 30, p->ram_available = 60ull << 30;
     p->numa_mem[0] = p->numa_mem[1] = 32ull << 30;
     p->numa_read_gbs[0] = 40.5, p->numa_read_gbs[1] = 41.25;
+    p->numa_cores[0] = 10, p->numa_cores[1] = 6;
     p->thp_enabled = true;
     p->cgroup_mem_max = 8ull << 30;
     p->cgroup_cpus = 1.5;
@@ -119,6 +120,7 @@ int main(void) {
     CHECK(b.ram_total == a.ram_total && b.numa_mem[1] == a.numa_mem[1]);
     CHECK_NEAR(b.read_gbs, a.read_gbs, 1e-6);
     CHECK_NEAR(b.numa_read_gbs[1], 41.25, 1e-9);
+    CHECK(b.numa_cores[0] == 10 && b.numa_cores[1] == 6);
     CHECK(b.n_sweep == 3 && b.sweep[2].x == 16384.0);
     CHECK(b.n_scaling == 2 && b.scaling[1].x == 16);
     CHECK(b.thp_enabled && b.storage_direct && b.cgroup_mem_max == a.cgroup_mem_max);
@@ -147,6 +149,9 @@ int main(void) {
     expect_bad(GOOD_HEAD ", \"caches\": [{},{},{},{},{},{},{},{},{}]}", "caches");
     expect_bad(GOOD_HEAD ", \"gpus\": [{\"link\": {\"gen_max\": \"five\"}}]}", "gpus[0].link.gen_max");
     expect_bad(GOOD_HEAD ", \"numa_mem_bytes\": [1, 2], \"numa_read_gbs\": [1]}", "numa_read_gbs");
+    expect_bad(GOOD_HEAD ", \"numa_mem_bytes\": [1, 2], \"numa_cores\": [4, -4]}", "numa_cores[1]");
+    expect_bad(GOOD_HEAD ", \"numa_mem_bytes\": [1, 2], \"numa_cores\": [4, 4, 4]}", "numa_cores");
+    expect_bad(GOOD_HEAD ", \"numa_cores\": [1.5]}", "numa_cores[0]");
     expect_bad(GOOD_HEAD ", \"hostname\": 7}", "hostname");
     expect_bad("{\"schema_version\": 1, \"n_cores\": 2, \"ram_total\": 1000}", "read_gbs");
 

@@ -1,0 +1,93 @@
+/* A host of several NUMA nodes (planner/numa.c): which node a plan binds
+ * llama.cpp to, when it binds rather than spreads, and the command that says so. */
+#include "planner/planner.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+#define GIB (1ull << 30)
+
+/* Two sockets of 16 cores and 128 GiB, node 1 the faster reader. */
+static void two_nodes(probe_profile *p) {
+    memset(p, 0, sizeof *p);
+    snprintf(p->cpu_model, sizeof p->cpu_model, "two sockets");
+    p->n_cores = 32, p->n_numa = 2;
+    p->ram_total = 256 * GIB, p->ram_available = 200 * GIB;
+    p->numa_mem[0] = p->numa_mem[1] = 128 * GIB;
+    p->numa_read_gbs[0] = 90, p->numa_read_gbs[1] = 100;
+    p->numa_cores[0] = p->numa_cores[1] = 16;
+    p->read_gbs = 190, p->sgemm_gflops_1t = 50;
+}
+
+static void check_node_choice(void) {
+    probe_profile *p = calloc(1, sizeof *p);
+    plan_hw hw;
+    fc_err err = {0};
+    two_nodes(p);
+    CHECK_MSG(plan_hw_from_profile(&hw, p, &err) == FC_OK, "%s", err.msg);
+    /* no GPU: the node that reads fastest, with its own figures */
+    CHECK(hw.host.n_numa == 2 && hw.host.numa_node == 1 && hw.host.numa_cores == 16);
+    CHECK_NEAR(hw.host.numa_gbs, 100, 1e-9);
+    CHECK(hw.host.numa_mem == 128 * GIB);
+    /* a discrete GPU on node 0 takes the plan there */
+    p->n_gpus = 1;
+    snprintf(p->gpus[0].name, sizeof p->gpus[0].name, "card");
+    p->gpus[0].vram_total = 24 * GIB, p->gpus[0].numa_node = 0, p->gpus[0].read_gbs = 900;
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_node == 0);
+    CHECK_NEAR(hw.host.numa_gbs, 90, 1e-9);
+    /* a quick profile (no per-node read) from before the cores were counted:
+     * the cores shared evenly, each node the all-core read's share of them */
+    two_nodes(p);
+    p->numa_read_gbs[0] = p->numa_read_gbs[1] = 0;
+    p->numa_cores[0] = p->numa_cores[1] = 0;
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_node == 0 && hw.host.numa_cores == 16);
+    CHECK_NEAR(hw.host.numa_gbs, 95, 1e-9);
+    /* one node: nothing to place */
+    two_nodes(p);
+    p->n_numa = 1;
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.n_numa == 0);
+    plan_dev_mem need = {.total = GIB};
+    CHECK(plan_numa_place(&hw.host, &need) == PLAN_NUMA_ONE);
+    free(p);
+}
+
+static void check_place_and_command(void) {
+    probe_profile *p = calloc(1, sizeof *p);
+    plan_hw hw;
+    fc_err err = {0};
+    two_nodes(p);
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK);
+    free(p);
+    /* node 1's share of what is free now: 128 GiB x 200 / 256 */
+    CHECK(plan_numa_free(&hw.host) == 100 * GIB);
+    plan_dev_mem small = {.total = 100 * GIB}, big = {.total = 100 * GIB + 1};
+    CHECK(plan_numa_place(&hw.host, &small) == PLAN_NUMA_PIN);
+    CHECK(plan_numa_place(&hw.host, &big) == PLAN_NUMA_SPREAD);
+
+    plan_params prm = {.n_ctx = 4096, .n_ubatch = PLAN_DEFAULT_UBATCH, .n_batch = PLAN_DEFAULT_BATCH,
+                       .type_k = GGML_TYPE_F16, .type_v = GGML_TYPE_F16, .flash_attn = true};
+    char llama[PLAN_CMD_MAX], ollama[256];
+    plan_command_line(&prm, NULL, 0, &hw.host, PLAN_NUMA_PIN, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    CHECK_MSG(!strncmp(llama, "numactl --cpunodebind=1 --membind=1 llama-server -m m.gguf ", 59), "%s", llama);
+    CHECK_MSG(strstr(llama, " -t 16") && !strstr(llama, "--numa"), "%s", llama);
+    plan_command_line(&prm, NULL, 0, &hw.host, PLAN_NUMA_SPREAD, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    CHECK_MSG(!strncmp(llama, "llama-server ", 13) && strstr(llama, " --numa distribute") && !strstr(llama, " -t "),
+              "%s", llama);
+    plan_command_line(&prm, NULL, 0, &hw.host, PLAN_NUMA_ONE, "m.gguf", llama, sizeof llama, ollama, sizeof ollama);
+    CHECK_MSG(!strstr(llama, "numa") && !strstr(llama, " -t "), "%s", llama);
+    /* each case says what it does, and one node says nothing */
+    char note[PLAN_NOTE_LEN];
+    plan_numa_note(&hw.host, &small, PLAN_NUMA_PIN, note, sizeof note);
+    CHECK_MSG(strstr(note, "node 1 (16 cores, 100.0 GB/s read)"), "%s", note);
+    plan_numa_note(&hw.host, &big, PLAN_NUMA_SPREAD, note, sizeof note);
+    CHECK_MSG(strstr(note, "--numa distribute") && strstr(note, "100.00 GiB"), "%s", note);
+    plan_numa_note(&hw.host, &big, PLAN_NUMA_ONE, note, sizeof note);
+    CHECK(note[0] == '\0');
+    CHECK(!strcmp(plan_numa_name(PLAN_NUMA_SPREAD), "spread") && !strcmp(plan_numa_name(7), "?"));
+}
+
+int main(void) {
+    check_node_choice();
+    check_place_and_command();
+    return check_done("numa");
+}
