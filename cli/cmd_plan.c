@@ -65,6 +65,7 @@ static void plan_usage(FILE *out) {
             "  --cpu-moe        keep every MoE expert tensor in host RAM (-cmoe, -ot exps=CPU)\n"
             "  --n-cpu-moe N    keep the experts of the first N layers in host RAM (-ncmoe)\n"
             "  --hw SPEC        catalog devices 'rtx-4090,rtx-4090', 'apple-m4-max-40c:128';\n"
+            "                   a CPU platform twice is two sockets 'amd-epyc-9005:768,amd-epyc-9005:768';\n"
             "                   a probe profile FILE.json; 'all' ranks the whole catalog (what to buy);\n"
             "                   default: this machine\n"
             "                   several hosts on llama.cpp's RPC backend: 'a=rtx-4090;b=apple-m2-ultra:192;\n"

@@ -181,6 +181,24 @@ static void hw_fill(plan_device *d, const plan_hw_entry *e, double gib) {
     snprintf(d->source, sizeof d->source, "hardware catalog (%s)", e->confidence);
 }
 
+/* A catalog CPU platform row is one socket. Its first socket is node 0, the
+ * node a plan binds llama.cpp to, on the read basis the speed model puts a
+ * datasheet CPU on (plan_speed_dev_from_device); the catalog has no core
+ * counts, so the cores count as shared evenly (plan_numa_core_share). */
+static void hw_add_socket(plan_device *h, const plan_hw_entry *e, double gib) {
+    if (h->n_numa < 1) {
+        h->n_numa = 1;
+        h->numa_gbs = h->bandwidth_gbs * PLAN_CPU_READ_OF_SPEC;
+        h->numa_mem = h->mem_total;
+    }
+    h->n_numa++;
+    h->mem_total += (uint64_t)(gib * FC_GIB);
+    h->mem_free = h->mem_total;
+    h->bandwidth_gbs += e->bandwidth_gbs;
+    h->fp32_tflops += e->fp32_tflops;
+    snprintf(h->source, sizeof h->source, "hardware catalog (%s), %d sockets", e->confidence, h->n_numa);
+}
+
 /* The CPU's repack rules: Apple silicon and NVIDIA's Grace-class SoCs are
  * ARM; the x86 platforms are counted at AVX2 (AVX-512 adds only Q2_K). */
 static int hw_repack_of(const plan_hw_entry *e) {
@@ -216,8 +234,16 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
                               "--hw: %s is a Mac (Metal, unified memory) and %s a discrete GPU, which Apple silicon "
                               "Macs cannot drive; plan them separately (--hw %s, --hw %s)",
                               apple, discrete, apple, discrete);
+        /* The same CPU platform again is another socket of one host: one more
+         * NUMA node, whose memory adds to the host's and whose bandwidth llama.cpp
+         * does not add (planner/numa.c). */
+        if (have_host && !unified && !strcmp(e.category, "cpu_platform") && !strcmp(e.id, hw->host.id)) {
+            hw_add_socket(&hw->host, &e, gib);
+            continue;
+        }
         if (!strcmp(e.category, "cpu_platform") || unified) {
-            if (have_host) return fc_err_set(err, FC_EINPUT, "--hw: more than one CPU platform or unified-memory machine");
+            if (have_host) return fc_err_set(err, FC_EINPUT, "--hw: more than one CPU platform or unified-memory machine "
+                                             "(a second socket is the same platform again: '%s,%s')", hw->host.id, hw->host.id);
             have_host = true;
             hw_fill(&hw->host, &e, gib);
             hw->host.backend = PLAN_CPU;

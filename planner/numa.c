@@ -31,6 +31,12 @@ uint64_t plan_numa_free(const plan_device *host) {
     return (uint64_t)((double)host->numa_mem * (double)host->mem_free / (double)host->mem_total);
 }
 
+double plan_numa_core_share(const plan_device *host) {
+    if (host->n_numa < 2) return 1.0;
+    if (host->numa_cores > 0 && host->n_cores > host->numa_cores) return (double)host->numa_cores / host->n_cores;
+    return host->numa_cores > 0 && host->n_cores > 0 ? 1.0 : 1.0 / host->n_numa;
+}
+
 int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
     if (host->n_numa < 2 || !(host->numa_gbs > 0)) return PLAN_NUMA_ONE;
     return need->total <= plan_numa_free(host) ? PLAN_NUMA_PIN : PLAN_NUMA_SPREAD;
@@ -38,11 +44,13 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
 
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap) {
     char a[24], b[24];
+    char cores[40] = "its cores: -t their count";
+    if (host->numa_cores > 0) snprintf(cores, sizeof cores, "%d cores", host->numa_cores);
     if (numa == PLAN_NUMA_PIN)
-        snprintf(buf, cap, "NUMA: %d nodes; llama.cpp bound to node %d (%d cores, %.1f GB/s read), as the command "
+        snprintf(buf, cap, "NUMA: %d nodes; llama.cpp bound to node %d (%s, %.1f GB/s read), as the command "
                  "says: threads on every node read weights across the link between them (llama.cpp #1556); drop the "
-                 "page cache first if the file was cached on another node", host->n_numa, host->numa_node,
-                 host->numa_cores, host->numa_gbs);
+                 "page cache first if the file was cached on another node", host->n_numa, host->numa_node, cores,
+                 host->numa_gbs);
     else if (numa == PLAN_NUMA_SPREAD)
         snprintf(buf, cap, "NUMA: the host part (%s) exceeds node %d's free memory (%s): spread with --numa "
                  "distribute, decode at one node's read (%.1f GB/s; llama.cpp #11744)",

@@ -51,8 +51,9 @@ typedef struct plan_device {
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
     double storage_gbs;        /* host: sequential read of the models' disk (probe), 0 = unknown */
     /* A host of several NUMA nodes (planner/numa.c): the node a plan pins
-     * llama.cpp to, that node's measured read (its cores on its own memory),
-     * its cores and its memory. n_numa < 2: one node, the fields unused. */
+     * llama.cpp to, that node's read (a probe's measured, its cores on its own
+     * memory; a catalog socket's datasheet on the read basis), its cores (0 =
+     * not known) and its memory. n_numa < 2: one node, the fields unused. */
     int n_numa, numa_node, numa_cores;
     double numa_gbs;
     uint64_t numa_mem;
@@ -251,6 +252,9 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need);
 /* The host part's share of the pinned node's memory free now: the node's
  * memory times the host's free fraction. */
 uint64_t plan_numa_free(const plan_device *host);
+/* The share of the host's cores on the node a plan binds to: a probe's
+ * count, else (the catalog's sockets, an old profile) an even share. */
+double plan_numa_core_share(const plan_device *host);
 /* One line for the plan's notes on what `numa` does there ("" for PLAN_NUMA_ONE). */
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap);
 

@@ -65,8 +65,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
      * to that node, its cores' compute only. */
     s->numa = plan_numa_place(&hw->host, &mem->host);
     if (s->numa != PLAN_NUMA_ONE) s->dev[0].mem_gbs = hw->host.numa_gbs;
-    if (s->numa == PLAN_NUMA_PIN && hw->host.n_cores > hw->host.numa_cores)
-        s->dev[0].gflops *= (double)hw->host.numa_cores / hw->host.n_cores;
+    if (s->numa == PLAN_NUMA_PIN) s->dev[0].gflops *= plan_numa_core_share(&hw->host);
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
         if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))

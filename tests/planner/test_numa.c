@@ -86,8 +86,27 @@ static void check_place_and_command(void) {
     CHECK(!strcmp(plan_numa_name(PLAN_NUMA_SPREAD), "spread") && !strcmp(plan_numa_name(7), "?"));
 }
 
+/* The same catalog CPU platform twice is one host of two sockets: their
+ * memory adds up, llama.cpp's bandwidth stays one socket's (on the datasheet
+ * CPU's read basis), and each socket has half the cores. Two different
+ * platforms are no machine. */
+static void check_catalog_sockets(void) {
+    plan_hw one, two;
+    fc_err err = {0};
+    CHECK_MSG(plan_hw_from_catalog(&one, "amd-epyc-9005:384", &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_hw_from_catalog(&two, "amd-epyc-9005:384,amd-epyc-9005:384", &err) == FC_OK, "%s", err.msg);
+    CHECK(one.host.n_numa == 0 && two.host.n_numa == 2 && two.host.numa_node == 0);
+    CHECK(two.host.mem_total == 2 * one.host.mem_total && two.host.numa_mem == one.host.mem_total);
+    CHECK_NEAR(two.host.numa_gbs, one.host.bandwidth_gbs * PLAN_CPU_READ_OF_SPEC, 1e-9);
+    CHECK_NEAR(two.host.bandwidth_gbs, 2 * one.host.bandwidth_gbs, 1e-9);
+    CHECK_NEAR(plan_numa_core_share(&two.host), 0.5, 1e-12);
+    CHECK(plan_hw_from_catalog(&two, "amd-epyc-9005,amd-epyc-9004", &err) == FC_EINPUT);
+    CHECK_MSG(strstr(err.msg, "'amd-epyc-9005,amd-epyc-9005'"), "%s", err.msg);
+}
+
 int main(void) {
     check_node_choice();
     check_place_and_command();
+    check_catalog_sockets();
     return check_done("numa");
 }
