@@ -21,6 +21,8 @@
  * --numa distribute: one node's read, every core's compute. */
 #include "planner/planner.h"
 
+#include <math.h>
+
 const char *plan_numa_name(int numa) {
     static const char *const name[] = {[PLAN_NUMA_ONE] = "one", [PLAN_NUMA_PIN] = "pin", [PLAN_NUMA_SPREAD] = "spread"};
     return numa >= 0 && numa < (int)FC_ARRAY_LEN(name) ? name[numa] : "?";
@@ -33,8 +35,8 @@ uint64_t plan_numa_free(const plan_device *host) {
 
 double plan_numa_core_share(const plan_device *host) {
     if (host->n_numa < 2) return 1.0;
-    if (host->numa_cores > 0 && host->n_cores > host->numa_cores) return (double)host->numa_cores / host->n_cores;
-    return host->numa_cores > 0 && host->n_cores > 0 ? 1.0 : 1.0 / host->n_numa;
+    if (host->numa_cores > 0 && host->n_cores > 0) return fmin(1.0, (double)host->numa_cores / host->n_cores);
+    return 1.0 / host->n_numa;
 }
 
 int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
