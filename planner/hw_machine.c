@@ -121,7 +121,12 @@ static void hw_numa(plan_device *h, const probe_profile *p) {
     if (h->numa_cores < 1) h->numa_cores = 1;
     h->numa_gbs = p->numa_read_gbs[node] > 0 ? p->numa_read_gbs[node]
                                              : p->read_gbs * h->numa_cores / p->n_cores;
-    h->numa_mem = p->numa_mem[node] ? p->numa_mem[node] : p->ram_total / (uint64_t)p->n_numa;
+    /* the node's share of the RAM the profile kept: hwloc's per-node sizes
+     * can disagree with /proc/meminfo (a VM's do), their proportions less so */
+    double sum = 0;
+    for (int k = 0; k < p->n_numa; k++) sum += (double)p->numa_mem[k];
+    h->numa_mem = (uint64_t)(sum > 0 ? (double)p->ram_total * (double)p->numa_mem[node] / sum
+                                     : (double)p->ram_total / p->n_numa);
 }
 
 int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {

@@ -47,7 +47,7 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap) {
     char a[24], b[24];
     char cores[40] = "its cores: -t their count";
-    if (host->numa_cores > 0) snprintf(cores, sizeof cores, "%d cores", host->numa_cores);
+    if (host->numa_cores > 0) snprintf(cores, sizeof cores, "%d core%s", host->numa_cores, host->numa_cores == 1 ? "" : "s");
     if (numa == PLAN_NUMA_PIN)
         snprintf(buf, cap, "NUMA: %d nodes; llama.cpp bound to node %d (%s, %.1f GB/s read), as the command "
                  "says: threads on every node read weights across the link between them (llama.cpp #1556); drop the "

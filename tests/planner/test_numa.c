@@ -42,6 +42,10 @@ static void check_node_choice(void) {
     p->numa_cores[0] = p->numa_cores[1] = 0;
     CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_node == 0 && hw.host.numa_cores == 16);
     CHECK_NEAR(hw.host.numa_gbs, 95, 1e-9);
+    /* hwloc's node sizes disagreeing with the RAM kept (a VM): their proportion of it */
+    two_nodes(p);
+    p->numa_mem[0] = p->numa_mem[1] = GIB;
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_mem == 128 * GIB);
     /* one node: nothing to place */
     two_nodes(p);
     p->n_numa = 1;

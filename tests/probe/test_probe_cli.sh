@@ -54,6 +54,18 @@ if [ "$online" -lt 16 ]; then
     grep -q "\"n_cores\": 8," "$dir/l.json" && { echo "FAIL: lying hwloc core count kept"; fail=1; }
 fi
 
+# Two NUMA nodes of one core each (hwloc's synthetic topology over this
+# machine's first two CPUs): the profile counts each node's cores, and a plan
+# for it binds llama.cpp to one node with that node's threads (planner/numa.c).
+if [ "$online" -ge 2 ]; then
+    HWLOC_SYNTHETIC="package:2 numa:1 core:1 pu:1" t 0 "two-node hwloc topology" "$bin" probe --quick --no-gpu --force -o "$dir/n.json"
+    python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["numa_cores"] == [1, 1] and len(p["numa_mem_bytes"]) == 2, p' \
+        "$dir/n.json" || { echo "FAIL: per-node cores not counted"; fail=1; }
+    t 0 "plan on the two-node profile" "$bin" plan qwen3-0.6b --hw "$dir/n.json"
+    grep -q "^command   numactl --cpunodebind=0 --membind=0 llama-server .* -t 1$" "$dir/out" ||
+        { echo "FAIL: two-node plan not bound to a node"; grep -E "command|NUMA" "$dir/out"; fail=1; }
+fi
+
 # A busy machine: a busy loop per CPU runs while it measures. The probe
 # prints what it measured but saves nothing, says why on stderr and exits 2;
 # --force saves the profile with the reason recorded in it.
