@@ -110,17 +110,11 @@ static void hw_numa(plan_device *h, const probe_profile *p) {
         const probe_gpu *g = &p->gpus[i];
         if (!g->unified_memory && g->vram_total && g->numa_node >= 0 && g->numa_node < p->n_numa) node = g->numa_node;
     }
-    if (node < 0) {
-        node = 0;
-        for (int k = 1; k < p->n_numa; k++)
-            if (p->numa_read_gbs[k] > p->numa_read_gbs[node]) node = k;
-    }
+    if (node < 0) node = plan_numa_fastest(p);
     h->n_numa = p->n_numa;
     h->numa_node = node;
-    h->numa_cores = p->numa_cores[node] > 0 ? p->numa_cores[node] : p->n_cores / p->n_numa;
-    if (h->numa_cores < 1) h->numa_cores = 1;
-    h->numa_gbs = p->numa_read_gbs[node] > 0 ? p->numa_read_gbs[node]
-                                             : p->read_gbs * h->numa_cores / p->n_cores;
+    h->numa_cores = plan_numa_node_cores(p, node);
+    h->numa_gbs = plan_numa_node_gbs(p, node);
     /* the node's share of the RAM the profile kept: hwloc's per-node sizes
      * can disagree with /proc/meminfo (a VM's do), their proportions less so */
     double sum = 0;

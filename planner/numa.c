@@ -23,6 +23,23 @@
 
 #include <math.h>
 
+int plan_numa_fastest(const probe_profile *p) {
+    int node = 0;
+    for (int k = 1; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
+        if (p->numa_read_gbs[k] > p->numa_read_gbs[node]) node = k;
+    return node;
+}
+
+int plan_numa_node_cores(const probe_profile *p, int node) {
+    int n = p->numa_cores[node] > 0 ? p->numa_cores[node] : p->n_cores / (p->n_numa > 1 ? p->n_numa : 1);
+    return n > 0 ? n : 1;
+}
+
+double plan_numa_node_gbs(const probe_profile *p, int node) {
+    if (p->numa_read_gbs[node] > 0) return p->numa_read_gbs[node];
+    return p->n_cores > 0 ? p->read_gbs * plan_numa_node_cores(p, node) / p->n_cores : p->read_gbs;
+}
+
 const char *plan_numa_name(int numa) {
     static const char *const name[] = {[PLAN_NUMA_ONE] = "one", [PLAN_NUMA_PIN] = "pin", [PLAN_NUMA_SPREAD] = "spread"};
     return numa >= 0 && numa < (int)FC_ARRAY_LEN(name) ? name[numa] : "?";

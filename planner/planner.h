@@ -247,6 +247,13 @@ enum plan_numa {
     PLAN_NUMA_SPREAD,   /* it does not: --numa distribute over every node, at one node's bandwidth */
 };
 const char *plan_numa_name(int numa);   /* "one", "pin", "spread" */
+/* A probe profile's nodes (node < n_numa): the one that reads fastest; a
+ * node's cores (an even share when the profile did not count them) and its
+ * read (the probe's per-node figure, else the all-core read's share of its
+ * cores: a --quick profile). */
+int plan_numa_fastest(const probe_profile *p);
+int plan_numa_node_cores(const probe_profile *p, int node);
+double plan_numa_node_gbs(const probe_profile *p, int node);
 /* Which of them a placement whose host part needs `need` gets on host. */
 int plan_numa_place(const plan_device *host, const plan_dev_mem *need);
 /* The host part's share of the pinned node's memory free now: the node's

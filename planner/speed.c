@@ -302,6 +302,9 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
         if ((int)p->scaling[i].x == cores) at_all = p->scaling[i].gbs;
     }
     if (n_threads < cores && at_n > 0 && at_all > 0) bw *= fmin(1.0, at_n / at_all);
+    /* Several NUMA nodes: the weights sit on the node that loaded them while
+     * the threads run on every node, so at most one node's read (planner/numa.c). */
+    if (p->n_numa > 1) bw = fmin(bw, plan_numa_node_gbs(p, plan_numa_fastest(p)));
     d->mem_gbs = bw;
     double per_thread = p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t
                         : p->sgemm_gflops_all > 0 ? p->sgemm_gflops_all / cores

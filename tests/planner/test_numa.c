@@ -108,7 +108,22 @@ static void check_catalog_sockets(void) {
     CHECK_MSG(strstr(err.msg, "'amd-epyc-9005,amd-epyc-9005'"), "%s", err.msg);
 }
 
+/* fitcheck's own engine does not place its threads by node: its prediction
+ * (run --bench) reads at most the fastest node's bandwidth. */
+static void check_engine_device(void) {
+    probe_profile *p = calloc(1, sizeof *p);
+    plan_speed_dev d;
+    two_nodes(p);
+    CHECK(plan_speed_dev_cpu(&d, p, 32) == FC_OK);
+    CHECK_NEAR(d.mem_gbs, 100, 1e-9);
+    p->n_numa = 1;
+    CHECK(plan_speed_dev_cpu(&d, p, 32) == FC_OK);
+    CHECK_NEAR(d.mem_gbs, 190, 1e-9);
+    free(p);
+}
+
 int main(void) {
+    check_engine_device();
     check_node_choice();
     check_place_and_command();
     check_catalog_sockets();
