@@ -282,9 +282,10 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
     for (int g = 0; g < c->hw.n_gpu; g++) q.tensor_split[g] = (float)layers[g];
     plan_command_line(&q, layers, c->hw.n_gpu, &c->hw.host, numa, file, llama, sizeof llama, ollama, sizeof ollama);
     /* "[numactl ...] llama-server -m FILE ..." -> "[numactl ...] llama-server --rpc HOSTS -m FILE ..." */
-    const char *at = strstr(llama, "llama-server ");
-    int head = at ? (int)(at - llama) + 13 : 0;
-    snprintf(buf, cap, "%.*s%s--rpc %s %s", head, llama, at ? "" : "llama-server ", rpc, llama + head);
+    static const char server[] = "llama-server ";
+    const char *at = strstr(llama, server);
+    int head = at ? (int)(at - llama) + (int)strlen(server) : 0;
+    snprintf(buf, cap, "%.*s%s--rpc %s %s", head, llama, at ? "" : server, rpc, llama + head);
 }
 
 /* ---- the whole plan: what plan_make returns for a cluster ------------------------ */
@@ -404,7 +405,7 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
         out->has_requested ? &out->requested : out->splits.best_fits ? &out->splits.best : &out->splits.dflt;
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
     plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
-    plan_cluster_llama_cmd(c, p, shown->layers, plan_numa_place(&c->hw.host, &shown->mem.host), out->file,
+    plan_cluster_llama_cmd(c, p, shown->layers, shown->setup ? shown->setup->numa : PLAN_NUMA_ONE, out->file,
                            out->llama_cmd, sizeof out->llama_cmd);
     for (int h = 1; h < c->n_host; h++) plan_cluster_rpc_cmd(c, h, out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
     return FC_OK;

@@ -108,11 +108,11 @@ static void hw_numa(plan_device *h, const probe_profile *p) {
     int node = -1;
     for (int i = 0; i < p->n_gpus && i < PROBE_MAX_GPUS && node < 0; i++) {
         const probe_gpu *g = &p->gpus[i];
-        if (!g->unified_memory && g->vram_total && g->numa_node >= 0 && g->numa_node < p->n_numa) node = g->numa_node;
+        if (!g->unified_memory && g->vram_total && g->numa_node >= 0) node = plan_numa_of_os(p, g->numa_node);
     }
     if (node < 0) node = plan_numa_fastest(p);
     h->n_numa = p->n_numa;
-    h->numa_node = node;
+    h->numa_node = plan_numa_os(p, node);
     h->numa_cores = plan_numa_node_cores(p, node);
     h->numa_gbs = plan_numa_node_gbs(p, node);
     /* the node's share of the RAM the profile kept: hwloc's per-node sizes

@@ -181,14 +181,14 @@ static void hw_fill(plan_device *d, const plan_hw_entry *e, double gib) {
     snprintf(d->source, sizeof d->source, "hardware catalog (%s)", e->confidence);
 }
 
-/* A catalog CPU platform row is one socket. Its first socket is node 0, the
- * node a plan binds llama.cpp to, on the read basis the speed model puts a
- * datasheet CPU on (plan_speed_dev_from_device); the catalog has no core
- * counts, so the cores count as shared evenly (plan_numa_core_share). */
+/* A catalog CPU platform row is one socket: a node with its datasheet
+ * bandwidth (plan_speed_dev_from_device puts it on the read basis). The
+ * catalog has no core counts, so a plan spreads over the sockets
+ * (plan_numa_place). */
 static void hw_add_socket(plan_device *h, const plan_hw_entry *e, double gib) {
     if (h->n_numa < 1) {
         h->n_numa = 1;
-        h->numa_gbs = h->bandwidth_gbs * PLAN_CPU_READ_OF_SPEC;
+        h->numa_gbs = h->bandwidth_gbs;
         h->numa_mem = h->mem_total;
     }
     h->n_numa++;
@@ -215,7 +215,7 @@ static double hw_gpu_share(const plan_hw_entry *e, double gib) {
 
 int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
     memset(hw, 0, sizeof *hw);
-    bool have_host = false;
+    bool have_host = false, host_platform = false; /* a host named; a CPU platform's */
     char buf[1024], apple[64] = "", discrete[64] = "";
     if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf) return fc_err_set(err, FC_EINPUT, "--hw list too long");
     char *save = NULL;
@@ -242,9 +242,12 @@ int plan_hw_from_catalog(plan_hw *hw, const char *list, fc_err *err) {
             continue;
         }
         if (!strcmp(e.category, "cpu_platform") || unified) {
-            if (have_host) return fc_err_set(err, FC_EINPUT, "--hw: more than one CPU platform or unified-memory machine "
-                                             "(a second socket is the same platform again: '%s,%s')", hw->host.id, hw->host.id);
+            if (have_host && host_platform && !unified)
+                return fc_err_set(err, FC_EINPUT, "--hw: two CPU platforms (%s, %s); a second socket is the same platform "
+                                  "again: '%s,%s'", hw->host.id, e.id, hw->host.id, hw->host.id);
+            if (have_host) return fc_err_set(err, FC_EINPUT, "--hw: more than one CPU platform or unified-memory machine");
             have_host = true;
+            host_platform = !unified;
             hw_fill(&hw->host, &e, gib);
             hw->host.backend = PLAN_CPU;
             /* a unified machine's FP32 figure is its GPU's: its CPU cores are not in the catalog

@@ -16,28 +16,49 @@
  *     338 GB/s, about one socket's 410 GB/s theoretical (llama.cpp #11744);
  *     caching it again during generation gave 4.31 t/s there: a procedure
  *     that issue describes, not what llama.cpp does by itself.
- * So a plan binds llama.cpp to one node when the host's part fits in that
- * node's memory (its measured read, its cores), and otherwise spreads it with
- * --numa distribute: one node's read, every core's compute. */
+ * So the speed model reads one node's bandwidth on such a host whatever the
+ * placement (plan_speed_dev_from_device), and a plan binds llama.cpp to one
+ * node when the host's part fits in that node's memory and the node's cores
+ * are known (its cores' compute), and otherwise spreads it with --numa
+ * distribute (every core's compute). */
 #include "planner/planner.h"
 
 #include <math.h>
 
-int plan_numa_fastest(const probe_profile *p) {
-    int node = 0;
+/* A probe profile's nodes are indexed as hwloc counts them; numactl and a
+ * GPU's numa_node use the operating system's numbers (numa_ids). A profile
+ * without them (before 6 Dec 2026) has all 0: the index. */
+int plan_numa_os(const probe_profile *p, int node) {
     for (int k = 1; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
-        if (p->numa_read_gbs[k] > p->numa_read_gbs[node]) node = k;
+        if (p->numa_ids[k]) return p->numa_ids[node];
     return node;
 }
 
+int plan_numa_of_os(const probe_profile *p, int os) {
+    for (int k = 0; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
+        if (plan_numa_os(p, k) == os) return k;
+    return -1;
+}
+
+/* Each figure within what the whole machine has: a hostile or stale profile
+ * never gives one node more cores or more read than all of them. */
 int plan_numa_node_cores(const probe_profile *p, int node) {
-    int n = p->numa_cores[node] > 0 ? p->numa_cores[node] : p->n_cores / (p->n_numa > 1 ? p->n_numa : 1);
-    return n > 0 ? n : 1;
+    int all = p->n_cores > 0 ? p->n_cores : 1;
+    int n = p->numa_cores[node] > 0 ? p->numa_cores[node] : all / (p->n_numa > 1 ? p->n_numa : 1);
+    return n < 1 ? 1 : n > all ? all : n;
 }
 
 double plan_numa_node_gbs(const probe_profile *p, int node) {
-    if (p->numa_read_gbs[node] > 0) return p->numa_read_gbs[node];
-    return p->n_cores > 0 ? p->read_gbs * plan_numa_node_cores(p, node) / p->n_cores : p->read_gbs;
+    double share = p->n_cores > 0 ? p->read_gbs * plan_numa_node_cores(p, node) / p->n_cores : p->read_gbs;
+    double own = p->numa_read_gbs[node] > 0 ? p->numa_read_gbs[node] : share;
+    return p->read_gbs > 0 ? fmin(own, p->read_gbs) : own;
+}
+
+int plan_numa_fastest(const probe_profile *p) {
+    int node = 0;
+    for (int k = 1; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
+        if (plan_numa_node_gbs(p, k) > plan_numa_node_gbs(p, node)) node = k;
+    return node;
 }
 
 const char *plan_numa_name(int numa) {
@@ -56,25 +77,29 @@ double plan_numa_core_share(const plan_device *host) {
     return 1.0 / host->n_numa;
 }
 
+/* Bound only where the node's cores are known, so that the command can give
+ * llama.cpp their count (its default -t counts every core of the machine):
+ * a catalog's sockets are spread. */
 int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
     if (host->n_numa < 2 || !(host->numa_gbs > 0)) return PLAN_NUMA_ONE;
-    return need->total <= plan_numa_free(host) ? PLAN_NUMA_PIN : PLAN_NUMA_SPREAD;
+    return host->numa_cores > 0 && need->total <= plan_numa_free(host) ? PLAN_NUMA_PIN : PLAN_NUMA_SPREAD;
 }
 
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap) {
     char a[24], b[24];
-    char cores[40] = "its cores: -t their count";
-    if (host->numa_cores > 0) snprintf(cores, sizeof cores, "%d core%s", host->numa_cores, host->numa_cores == 1 ? "" : "s");
     if (numa == PLAN_NUMA_PIN)
-        snprintf(buf, cap, "NUMA: %d nodes; llama.cpp bound to node %d (%s, %.1f GB/s read), as the command "
-                 "says: threads on every node read weights across the link between them (llama.cpp #1556); drop the "
-                 "page cache first if the file was cached on another node", host->n_numa, host->numa_node, cores,
-                 host->numa_gbs);
-    else if (numa == PLAN_NUMA_SPREAD)
+        snprintf(buf, cap, "NUMA: %d nodes; llama.cpp bound to node %d (%d core%s), as the command says: threads on "
+                 "every node read weights across the link between them (llama.cpp #1556); drop the page cache first "
+                 "if the file was cached on another node", host->n_numa, host->numa_node, host->numa_cores,
+                 host->numa_cores == 1 ? "" : "s");
+    else if (numa == PLAN_NUMA_SPREAD && host->numa_cores > 0)
         snprintf(buf, cap, "NUMA: the host part (%s) exceeds node %d's free memory (%s): spread with --numa "
-                 "distribute, decode at one node's read (%.1f GB/s; llama.cpp #11744)",
-                 fc_fmt_bytes(need->total, a, sizeof a), host->numa_node,
-                 fc_fmt_bytes(plan_numa_free(host), b, sizeof b), host->numa_gbs);
+                 "distribute, decode at one node's read (llama.cpp #11744)", fc_fmt_bytes(need->total, a, sizeof a),
+                 host->numa_node, fc_fmt_bytes(plan_numa_free(host), b, sizeof b));
+    else if (numa == PLAN_NUMA_SPREAD)
+        snprintf(buf, cap, "NUMA: %d sockets, spread with --numa distribute: decode at one socket's read (llama.cpp "
+                 "#11744); a model that fits one socket's memory decodes as fast bound to it (numactl, -t its cores)",
+                 host->n_numa);
     else if (cap)
         buf[0] = '\0';
 }

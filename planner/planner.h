@@ -50,10 +50,11 @@ typedef struct plan_device {
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
     double storage_gbs;        /* host: sequential read of the models' disk (probe), 0 = unknown */
-    /* A host of several NUMA nodes (planner/numa.c): the node a plan pins
-     * llama.cpp to, that node's read (a probe's measured, its cores on its own
-     * memory; a catalog socket's datasheet on the read basis), its cores (0 =
-     * not known) and its memory. n_numa < 2: one node, the fields unused. */
+    /* A host of several NUMA nodes (planner/numa.c): the node a plan binds
+     * llama.cpp to (its operating-system number, numactl's), that node's read
+     * on bandwidth_gbs's basis (a probe's measured, its cores on its own
+     * memory; a catalog socket's datasheet), its cores (0 = not known: a
+     * catalog's) and its memory. n_numa < 2: one node, the fields unused. */
     int n_numa, numa_node, numa_cores;
     double numa_gbs;
     uint64_t numa_mem;
@@ -254,6 +255,9 @@ const char *plan_numa_name(int numa);   /* "one", "pin", "spread" */
 int plan_numa_fastest(const probe_profile *p);
 int plan_numa_node_cores(const probe_profile *p, int node);
 double plan_numa_node_gbs(const probe_profile *p, int node);
+/* A node's operating-system number (numactl's), and the node of one (-1: none). */
+int plan_numa_os(const probe_profile *p, int node);
+int plan_numa_of_os(const probe_profile *p, int os);
 /* Which of them a placement whose host part needs `need` gets on host. */
 int plan_numa_place(const plan_device *host, const plan_dev_mem *need);
 /* The host part's share of the pinned node's memory free now: the node's

@@ -24,10 +24,12 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%.63s", d->id);
     s->backend = d->backend;
-    s->mem_gbs = d->bandwidth_measured         ? d->bandwidth_gbs
-                 : d->backend == PLAN_CPU      ? d->bandwidth_gbs * PLAN_CPU_READ_OF_SPEC
-                                               : d->bandwidth_gbs * PLAN_GPU_READ_OF_SPEC;
-    if (d->backend == PLAN_CPU) {
+    /* A CPU of several NUMA nodes: llama.cpp reads at one node's bandwidth,
+     * bound or not, and so does an rpc-server's (planner/numa.c). */
+    bool cpu = d->backend == PLAN_CPU;
+    double bw = cpu && d->n_numa > 1 && d->numa_gbs > 0 ? d->numa_gbs : d->bandwidth_gbs;
+    s->mem_gbs = d->bandwidth_measured ? bw : bw * (cpu ? PLAN_CPU_READ_OF_SPEC : PLAN_GPU_READ_OF_SPEC);
+    if (cpu) {
         s->datasheet = !d->bandwidth_measured;
         if (d->rpc) s->plain_isa = d->cpu_repack; /* an rpc-server's buffers are plain (speed.c) */
         double per_core = s->datasheet ? PLAN_DATASHEET_CORE_GFLOPS : PLAN_DEFAULT_CPU_GFLOPS;
@@ -61,10 +63,8 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->no_fa = !p->flash_attn;
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
-    /* Several NUMA nodes (planner/numa.c): one node's read either way; bound
-     * to that node, its cores' compute only. */
+    /* Several NUMA nodes (planner/numa.c): bound to one node, its cores' compute only. */
     s->numa = plan_numa_place(&hw->host, &mem->host);
-    if (s->numa != PLAN_NUMA_ONE) s->dev[0].mem_gbs = hw->host.numa_gbs;
     if (s->numa == PLAN_NUMA_PIN) s->dev[0].gflops *= plan_numa_core_share(&hw->host);
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);

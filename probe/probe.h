@@ -109,6 +109,7 @@ typedef struct probe_profile {
     char ram_source[PROBE_SOURCE_MAX];
     uint64_t numa_mem[PROBE_MAX_NUMA];
     int numa_cores[PROBE_MAX_NUMA];  /* cores of each node; 0 = not known (a profile from before they were counted) */
+    int numa_ids[PROBE_MAX_NUMA];    /* each node's OS number (numactl's, a GPU's numa_node); all 0 = not recorded */
     uint64_t hugepage_bytes, hugepages_free;
     bool thp_enabled;
     uint64_t cgroup_mem_max;         /* 0 = no limit */

@@ -130,6 +130,7 @@ static const pf_field profile_fields[] = {
     F_NUM_ARR(P, PF_U64_ARR, "numa_mem_bytes", numa_mem, n_numa),
     F_NUM_ARR(P, PF_DBL_ARR, "numa_read_gbs", numa_read_gbs, n_numa),
     F_NUM_ARR(P, PF_INT_ARR, "numa_cores", numa_cores, n_numa),
+    F_NUM_ARR(P, PF_INT_ARR, "numa_ids", numa_ids, n_numa),
     F_U64(P, hugepage_bytes), F_U64(P, hugepages_free), F_BOOL(P, thp_enabled), F_U64(P, cgroup_mem_max),
     F_DBL(P, cgroup_cpus),
     {.name = "read_gbs", .kind = PF_DBL, .off = offsetof(P, read_gbs), .required = true}, F_DBL(P, read_1t_gbs), F_DBL(P, write_gbs), F_DBL(P, copy_gbs),
@@ -224,7 +225,11 @@ static int number_from_json(const pf_field *f, json_t *v, void *dst, const char 
     case PF_INT_ARR: {
         if (!json_is_integer(v)) return bad(err, where, path, "expected an integer");
         json_int_t x = json_integer_value(v);
-        if (x < 0 || x > PF_COUNT_MAX) return bad(err, where, path, "outside 0..2^20");
+        if (x < 0 || x > PF_COUNT_MAX) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "%lld is outside 0..%d", (long long)x, PF_COUNT_MAX);
+            return bad(err, where, path, msg);
+        }
         *(int *)dst = (int)x;
         return FC_OK;
     }
@@ -272,7 +277,7 @@ static int field_from_json(const pf_field *f, void *base, json_t *v, const char 
             snprintf(msg, sizeof msg, "%zu entries, at most %d", n, f->max);
             return bad(err, where, path, msg);
         }
-        /* Parallel arrays share a count (numa_mem_bytes, numa_read_gbs, numa_cores): they must agree. */
+        /* Parallel arrays share a count (numa_mem_bytes, numa_read_gbs, numa_cores, numa_ids): they must agree. */
         int *count = AT(base, f->count_off, int);
         if (*count && (size_t)*count != n && n) return bad(err, where, path, "length differs from its companion array");
         if (n) *count = (int)n;

@@ -256,6 +256,7 @@ int probe_topo_init(probe_topo *t, probe_profile *p, fc_err *err) {
         for (int i = 0; i < p->n_numa && numa > 0; i++) {
             hwloc_obj_t n = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
             p->numa_mem[i] = n ? n->attr->numanode.local_memory : 0;
+            p->numa_ids[i] = n ? (int)n->os_index : i;
         }
         for (int i = 0; i < p->n_cores; i++) {
             hwloc_obj_t core = hwloc_get_obj_by_type(t->topo, HWLOC_OBJ_CORE, (unsigned)i);

@@ -232,8 +232,8 @@ assert big["speed"]["pp512_tps"] > 0.9 * big1["speed"]["pp512_tps"], (big["speed
 assert any(n.startswith("NUMA: 2 nodes; llama.cpp bound to node 0") for n in small["notes"]), small["notes"]
 assert small["recommendation"]["llama_cpp"].startswith("numactl --cpunodebind=0 --membind=0 "), small["recommendation"]
 PY
-# a second catalog socket adds memory, not decode speed: what fits one socket
-# is bound to it and decodes as on one; what needs both spreads at one socket's read
+# a second catalog socket adds memory, not decode speed: the catalog has no
+# core count to give -t, so two sockets are spread, at one socket's read
 for hw in amd-epyc-9005:192 amd-epyc-9005:192,amd-epyc-9005:192; do
     t 0 "plan on $hw" "$bin" plan qwen3-30b-a3b --hw "$hw" --quant Q8_0 --json
     cp "$out" "$tmp/sock.$hw.json"
@@ -241,14 +241,16 @@ done
 t 0 "plan deepseek-r1 on two sockets" "$bin" plan deepseek-r1 --hw amd-epyc-9005:192,amd-epyc-9005:192 --quant Q4_K_M --json
 cp "$out" "$tmp/sock.r1.json"
 t 2 "two different CPU platforms" "$bin" plan qwen3-30b-a3b --hw amd-epyc-9005,amd-epyc-9004
-grep -q "a second socket is the same platform again" "$errf" || { echo "FAIL: mixed sockets not explained"; cat "$errf"; fail=1; }
+grep -q "two CPU platforms (amd-epyc-9005, amd-epyc-9004); a second socket is the same platform again" "$errf" || { echo "FAIL: mixed sockets not explained"; cat "$errf"; fail=1; }
 python3 - "$tmp" <<'PY' || fail=1
 import json, sys
 d = lambda hw: json.load(open(f"{sys.argv[1]}/sock.{hw}.json"))
 one, two, r1 = d("amd-epyc-9005:192"), d("amd-epyc-9005:192,amd-epyc-9005:192"), d("r1")
-assert one["speed"]["numa"] == "one" and two["speed"]["numa"] == "pin", (one["speed"], two["speed"])
-assert two["llama_cpp"].startswith("numactl --cpunodebind=0 --membind=0 ") and " -t " not in two["llama_cpp"]
-assert abs(two["speed"]["tg128_tps"] / one["speed"]["tg128_tps"] - 1) < 0.02, (two["speed"], one["speed"])
+assert one["speed"]["numa"] == "one" and two["speed"]["numa"] == "spread", (one["speed"], two["speed"])
+assert two["llama_cpp"].startswith("llama-server ") and two["llama_cpp"].endswith(" --numa distribute"), two["llama_cpp"]
+# the same read; twice the cores only shorten the arithmetic part of a token
+assert 1 <= two["speed"]["tg128_tps"] / one["speed"]["tg128_tps"] < 1.05, (two["speed"], one["speed"])
+assert two["speed"]["pp512_tps"] > 1.5 * one["speed"]["pp512_tps"], (two["speed"], one["speed"])
 assert r1["speed"]["numa"] == "spread" and "--numa distribute" in r1["llama_cpp"], r1["llama_cpp"]
 # one socket's read bounds it: DeepSeek-R1's ~37B active Q4_K_M weights per token at 576 GB/s x 0.8
 assert r1["speed"]["tg128_tps"] < 576e9 * 0.8 / (37e9 * 4.5 / 8), r1["speed"]
