@@ -29,6 +29,7 @@ static void profile_fill(probe_profile *p) {
     p->numa_mem[0] = p->numa_mem[1] = 32ull << 30;
     p->numa_read_gbs[0] = 40.5, p->numa_read_gbs[1] = 41.25;
     p->numa_cores[0] = 10, p->numa_cores[1] = 6;
+    p->numa_ids[0] = 2, p->numa_ids[1] = 3;
     p->thp_enabled = true;
     p->cgroup_mem_max = 8ull << 30;
     p->cgroup_cpus = 1.5;
@@ -120,7 +121,7 @@ int main(void) {
     CHECK(b.ram_total == a.ram_total && b.numa_mem[1] == a.numa_mem[1]);
     CHECK_NEAR(b.read_gbs, a.read_gbs, 1e-6);
     CHECK_NEAR(b.numa_read_gbs[1], 41.25, 1e-9);
-    CHECK(b.numa_cores[0] == 10 && b.numa_cores[1] == 6);
+    CHECK(b.numa_cores[0] == 10 && b.numa_cores[1] == 6 && b.numa_ids[0] == 2 && b.numa_ids[1] == 3);
     CHECK(b.n_sweep == 3 && b.sweep[2].x == 16384.0);
     CHECK(b.n_scaling == 2 && b.scaling[1].x == 16);
     CHECK(b.thp_enabled && b.storage_direct && b.cgroup_mem_max == a.cgroup_mem_max);
