@@ -211,23 +211,15 @@ static int bad(fc_err *err, const char *where, const char *path, const char *wha
 static int number_from_json(const pf_field *f, json_t *v, void *dst, const char *path, const char *where,
                             fc_err *err) {
     switch (f->kind) {
-    case PF_INT: {
-        if (!json_is_integer(v)) return bad(err, where, path, "expected an integer");
-        json_int_t x = json_integer_value(v);
-        if (x < f->min || x > f->max) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "%lld is outside %d..%d", (long long)x, f->min, f->max);
-            return bad(err, where, path, msg);
-        }
-        *(int *)dst = (int)x;
-        return FC_OK;
-    }
+    case PF_INT:
     case PF_INT_ARR: {
+        /* an array's max is its capacity: its elements are counts */
+        int lo = f->kind == PF_INT ? f->min : 0, hi = f->kind == PF_INT ? f->max : PF_COUNT_MAX;
         if (!json_is_integer(v)) return bad(err, where, path, "expected an integer");
         json_int_t x = json_integer_value(v);
-        if (x < 0 || x > PF_COUNT_MAX) {
-            char msg[64];
-            snprintf(msg, sizeof msg, "%lld is outside 0..%d", (long long)x, PF_COUNT_MAX);
+        if (x < lo || x > hi) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "%lld is outside %d..%d", (long long)x, lo, hi);
             return bad(err, where, path, msg);
         }
         *(int *)dst = (int)x;
