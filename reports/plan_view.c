@@ -91,6 +91,7 @@ void rep_plan_view_fill(rep_plan_view *v, const plan_result *r) {
     char host[64];
     snprintf(host, sizeof host, "CPU RAM (%.50s)", r->hw.host.name);
     device_fill(&v->dev[v->n_dev++], host, &r->mem.host);
+    for (int i = 0; i < r->n_note; i++) memcpy(v->warning[v->n_warning++], r->note[i], PLAN_NOTE_LEN);
     if (!r->has_speed) {
         snprintf(v->note, sizeof v->note, "Speed not predicted: %.220s", r->speed_note);
         return;

@@ -328,6 +328,8 @@ typedef struct rep_plan_view {
     char command[2048];            /* llama.cpp command line (PLAN_CMD_MAX) */
     char note[256];                /* what is missing, said plainly */
     char accuracy[REP_ACCURACY_LEN]; /* rep_accuracy_sentence of the plan, "" when none */
+    char warning[PLAN_NOTES_MAX][PLAN_NOTE_LEN]; /* the plan's notes, as `plan` prints them */
+    int n_warning;
 } rep_plan_view;
 
 /* The page's view of a plan made with PLAN_WANT_CHOICE | PLAN_WANT_SWEEP:

@@ -98,6 +98,20 @@ grep -q "Processor, memory and storage" "$dir/r2.html" || { echo "FAIL: no machi
 grep -q "No machine profile" "$dir/r2.html" && { echo "FAIL: profile said missing"; fail=1; }
 grep -q "Qwen3-8B: quantizations" "$dir/r2.html" || { echo "FAIL: no quantization table"; fail=1; }
 python3 "$src/tests/reports/check_html.py" "$dir/r2.html" || fail=1
+# The page carries the plan's notes as `plan` prints them: on a profile of two
+# NUMA nodes, the binding the command does and why.
+python3 - "$src/fuzz/seeds/profile/cpu-quick.json" "$dir/numa.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.update(n_cores=32, ram_total=256 << 30, ram_available=250 << 30, numa_mem_bytes=[128 << 30, 128 << 30],
+         numa_read_gbs=[100.0, 98.0], numa_cores=[16, 16], read_gbs=198.0, sgemm_gflops_1t=100.0)
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect 0 "report on a two-node profile" "$bin" report -o "$dir/r4.html" --profile "$dir/numa.json" qwen3-8b
+"$bin" plan qwen3-8b --hw "$dir/numa.json" | sed -n 's/^note      \(NUMA: .*\)$/\1/p' >"$dir/numa_note"
+[ -s "$dir/numa_note" ] && grep -qF "$(cat "$dir/numa_note")" "$dir/r4.html" ||
+    { echo "FAIL: the page lacks the plan's NUMA note: $(cat "$dir/numa_note")"; fail=1; }
+grep -q "numactl --cpunodebind=0 --membind=0 llama-server" "$dir/r4.html" || { echo "FAIL: the page's command is not bound"; fail=1; }
 # run --bench in llama-bench's shapes, and the runs back into a report with
 # predictions (the real small model; skipped without it).
 model="${FITCHECK_MODELS:-}/SmolLM2-135M-Instruct.Q4_1.gguf"
