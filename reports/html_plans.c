@@ -258,8 +258,11 @@ int html_commands(FILE *fp, const rep_report *r, fc_err *err) {
         fputs("<pre><code>", fp);
         rep_html_escape(fp, pv->command);
         fputs("</code></pre>\n", fp);
+        /* the notes are the requested plan's (its quantization), the command the recommendation's */
         for (int k = 0; k < pv->n_warning; k++) {
-            fputs("<p class=\"note\">", fp);
+            fputs("<p class=\"note\">At ", fp);
+            rep_html_escape(fp, pv->quant);
+            fputs(": ", fp);
             rep_html_escape(fp, pv->warning[k]);
             fputs("</p>\n", fp);
         }
