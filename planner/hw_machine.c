@@ -99,8 +99,8 @@ void plan_device_from_gpu(plan_device *d, const probe_gpu *g) {
 }
 
 /* A host of several NUMA nodes (planner/numa.c): the node a plan binds
- * llama.cpp to is the first GPU's (its host buffers and copies stay local),
- * else the node that reads fastest. A node without its own measured read (a
+ * llama.cpp to is the first GPU's (its host buffers and copies stay local)
+ * when it has cores, else the node with cores that reads fastest. A node without its own measured read (a
  * --quick profile) has the all-core read's share of its cores; a profile
  * from before the probe counted each node's cores shares them evenly. */
 static void hw_numa(plan_device *h, const probe_profile *p) {
@@ -110,7 +110,8 @@ static void hw_numa(plan_device *h, const probe_profile *p) {
         const probe_gpu *g = &p->gpus[i];
         if (!g->unified_memory && g->vram_total && g->numa_node >= 0) node = plan_numa_of_os(p, g->numa_node);
     }
-    if (node < 0) node = plan_numa_fastest(p);
+    /* a node of memory only has no cores to bind threads to */
+    if (node < 0 || plan_numa_node_cores(p, node) < 1) node = plan_numa_fastest(p);
     h->n_numa = p->n_numa;
     h->numa_node = plan_numa_os(p, node);
     h->numa_cores = plan_numa_node_cores(p, node);

@@ -40,12 +40,21 @@ int plan_numa_of_os(const probe_profile *p, int os) {
     return -1;
 }
 
+/* Whether the probe counted each node's cores: then a node at 0 has none
+ * (memory only, nothing to bind threads to); else they are shared evenly. */
+static bool cores_counted(const probe_profile *p) {
+    for (int k = 0; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
+        if (p->numa_cores[k] > 0) return true;
+    return false;
+}
+
 /* Each figure within what the whole machine has: a hostile or stale profile
  * never gives one node more cores or more read than all of them. */
 int plan_numa_node_cores(const probe_profile *p, int node) {
     int all = p->n_cores > 0 ? p->n_cores : 1;
-    int n = p->numa_cores[node] > 0 ? p->numa_cores[node] : all / (p->n_numa > 1 ? p->n_numa : 1);
-    return n < 1 ? 1 : n > all ? all : n;
+    if (cores_counted(p)) return p->numa_cores[node] < all ? p->numa_cores[node] : all;
+    int even = all / (p->n_numa > 1 ? p->n_numa : 1);
+    return even > 0 ? even : 1;
 }
 
 double plan_numa_node_gbs(const probe_profile *p, int node) {
@@ -55,10 +64,11 @@ double plan_numa_node_gbs(const probe_profile *p, int node) {
 }
 
 int plan_numa_fastest(const probe_profile *p) {
-    int node = 0;
-    for (int k = 1; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
-        if (plan_numa_node_gbs(p, k) > plan_numa_node_gbs(p, node)) node = k;
-    return node;
+    int node = -1;
+    for (int k = 0; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
+        if (plan_numa_node_cores(p, k) > 0 && (node < 0 || plan_numa_node_gbs(p, k) > plan_numa_node_gbs(p, node)))
+            node = k;
+    return node < 0 ? 0 : node;
 }
 
 const char *plan_numa_name(int numa) {

@@ -61,6 +61,19 @@ static void check_node_choice(void) {
     CHECK_NEAR(hw.host.numa_gbs, 90, 1e-9);
     p->gpus[0].numa_node = 1; /* no node has that number: the fastest */
     CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_node == 5);
+    /* a node of memory only (CXL, HBM): never bound, not even for the GPU next to it */
+    two_nodes(p);
+    p->n_numa = 3;
+    p->numa_mem[2] = 64 * GIB, p->numa_read_gbs[2] = 0, p->numa_cores[2] = 0;
+    p->numa_read_gbs[0] = 100, p->numa_read_gbs[1] = 90;
+    p->n_gpus = 1;
+    snprintf(p->gpus[0].name, sizeof p->gpus[0].name, "card");
+    p->gpus[0].vram_total = 24 * GIB, p->gpus[0].numa_node = 2;
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_node == 0 && hw.host.numa_cores == 16);
+    p->numa_read_gbs[0] = 0; /* a quick profile: node 2's even share is no estimate, it has no cores */
+    p->numa_read_gbs[1] = 0;
+    p->numa_cores[0] = 12, p->numa_cores[1] = 20;
+    CHECK(plan_hw_from_profile(&hw, p, &err) == FC_OK && hw.host.numa_node == 1 && hw.host.numa_cores == 20);
     /* hwloc's node sizes disagreeing with the RAM kept (a VM): their proportion of it */
     two_nodes(p);
     p->numa_mem[0] = p->numa_mem[1] = GIB;
