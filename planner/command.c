@@ -145,7 +145,7 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
     if (p->no_mmap) APPEND(" --no-mmap");
     if (p->no_repack) APPEND(" -nr");
     if (p->mlock) APPEND(" --mlock");
-    if (pin && host->numa_cores > 0) APPEND(" -t %d", host->numa_cores);
+    if (pin) APPEND(" -t %d", host->numa_cores);
     else if (numa == PLAN_NUMA_SPREAD) APPEND(" --numa distribute");
     /* what loads next to the model (llama-server's own flags) */
     const plan_extras *x = p->extras;

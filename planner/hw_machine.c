@@ -100,9 +100,7 @@ void plan_device_from_gpu(plan_device *d, const probe_gpu *g) {
 
 /* A host of several NUMA nodes (planner/numa.c): the node a plan binds
  * llama.cpp to is the first GPU's (its host buffers and copies stay local)
- * when it has cores, else the node with cores that reads fastest. A node without its own measured read (a
- * --quick profile) has the all-core read's share of its cores; a profile
- * from before the probe counted each node's cores shares them evenly. */
+ * when it has cores, else the node with cores that reads fastest. */
 static void hw_numa(plan_device *h, const probe_profile *p) {
     if (p->n_numa < 2 || p->n_numa > PROBE_MAX_NUMA || p->n_cores < 1) return;
     int node = -1;

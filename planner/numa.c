@@ -28,11 +28,13 @@
 /* A probe profile's nodes are indexed as hwloc counts them; numactl and a
  * GPU's numa_node use the operating system's numbers (numa_ids). A profile
  * without them (before 6 Dec 2026) has all 0: the index. */
-int plan_numa_os(const probe_profile *p, int node) {
+static bool ids_recorded(const probe_profile *p) {
     for (int k = 1; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
-        if (p->numa_ids[k]) return p->numa_ids[node];
-    return node;
+        if (p->numa_ids[k]) return true;
+    return false;
 }
+
+int plan_numa_os(const probe_profile *p, int node) { return ids_recorded(p) ? p->numa_ids[node] : node; }
 
 int plan_numa_of_os(const probe_profile *p, int os) {
     for (int k = 0; k < p->n_numa && k < PROBE_MAX_NUMA; k++)
@@ -79,12 +81,6 @@ const char *plan_numa_name(int numa) {
 uint64_t plan_numa_free(const plan_device *host) {
     if (!host->mem_total) return host->numa_mem;
     return (uint64_t)((double)host->numa_mem * (double)host->mem_free / (double)host->mem_total);
-}
-
-double plan_numa_core_share(const plan_device *host) {
-    if (host->n_numa < 2) return 1.0;
-    if (host->numa_cores > 0 && host->n_cores > 0) return fmin(1.0, (double)host->numa_cores / host->n_cores);
-    return 1.0 / host->n_numa;
 }
 
 /* Bound only where the node's cores are known, so that the command can give

@@ -263,9 +263,6 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need);
 /* The host part's share of the pinned node's memory free now: the node's
  * memory times the host's free fraction. */
 uint64_t plan_numa_free(const plan_device *host);
-/* The share of the host's cores on the node a plan binds to: a probe's
- * count, else (the catalog's sockets, an old profile) an even share. */
-double plan_numa_core_share(const plan_device *host);
 /* One line for the plan's notes on what `numa` does there ("" for PLAN_NUMA_ONE). */
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap);
 

@@ -63,9 +63,10 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->no_fa = !p->flash_attn;
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
-    /* Several NUMA nodes (planner/numa.c): bound to one node, its cores' compute only. */
+    /* Several NUMA nodes (planner/numa.c): bound to one node, its cores' compute only (a bound
+     * node's cores are known and within the host's, hw_machine.c) */
     s->numa = plan_numa_place(&hw->host, &mem->host);
-    if (s->numa == PLAN_NUMA_PIN) s->dev[0].gflops *= plan_numa_core_share(&hw->host);
+    if (s->numa == PLAN_NUMA_PIN) s->dev[0].gflops *= (double)hw->host.numa_cores / hw->host.n_cores;
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
         if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))
