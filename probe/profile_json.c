@@ -5,7 +5,8 @@
  *
  * Reading is strict about shape — wrong type, out of range, too many entries:
  * FC_EINPUT naming the field by its path ("caches[2].size_bytes") — and
- * lenient about absence: a missing optional field stays 0 ("not measured"),
+ * lenient about absence: a missing optional field stays 0 ("not measured";
+ * a field whose 0 means something names its own: a GPU's numa_node, -1),
  * and unknown keys are ignored, so additions within a schema version stay
  * readable. A newer schema_version is refused outright. */
 #include "probe/probe_internal.h"
@@ -43,6 +44,7 @@ typedef struct pf_field {
     size_t size;       /* PF_STR: capacity; PF_ARR: element size */
     size_t count_off;  /* array kinds: where the int count lives in the parent */
     int min, max;      /* PF_INT: bounds; array kinds: max = capacity */
+    int absent;        /* PF_INT: what a missing key means (0 unless the field names another) */
     const pf_table *sub;
     bool required;
 } pf_field;
@@ -53,6 +55,8 @@ struct pf_table {
 };
 
 #define F_INT(S, m, lo, hi) {.name = #m, .kind = PF_INT, .off = offsetof(S, m), .min = (lo), .max = (hi)}
+#define F_INT_OR(S, m, lo, hi, none)                                                                            \
+    {.name = #m, .kind = PF_INT, .off = offsetof(S, m), .min = (lo), .max = (hi), .absent = (none)}
 #define F_U64(S, m) {.name = #m, .kind = PF_U64, .off = offsetof(S, m)}
 #define F_DBL(S, m) {.name = #m, .kind = PF_DBL, .off = offsetof(S, m)}
 #define F_BOOL(S, m) {.name = #m, .kind = PF_BOOL, .off = offsetof(S, m)}
@@ -95,7 +99,8 @@ static const pf_table link_table = TABLE(link_fields);
 
 static const pf_field gpu_fields[] = {
     F_STR(probe_gpu, name), F_STR(probe_gpu, api), F_STR(probe_gpu, vendor), F_STR(probe_gpu, pci_bus_id),
-    F_INT(probe_gpu, numa_node, -1, PROBE_MAX_NUMA), F_INT(probe_gpu, cc_major, 0, 1000),
+    /* a GPU entry without its node (written by hand) is on no node known, not on node 0 */
+    F_INT_OR(probe_gpu, numa_node, -1, PROBE_MAX_NUMA, -1), F_INT(probe_gpu, cc_major, 0, 1000),
     F_INT(probe_gpu, cc_minor, 0, 1000), F_INT(probe_gpu, compute_units, 0, PF_COUNT_MAX),
     F_BOOL(probe_gpu, unified_memory), F_U64(probe_gpu, vram_total), F_U64(probe_gpu, vram_free),
     F_U64(probe_gpu, max_alloc), F_U64(probe_gpu, l2_bytes), F_INT(probe_gpu, mem_bus_width_bits, 0, PF_COUNT_MAX),
@@ -298,6 +303,7 @@ static int table_from_json(const pf_table *t, void *base, json_t *o, const char 
         json_t *v = json_object_get(o, f->name);
         if (!v) {
             if (f->required) return bad(err, where, sub, "missing");
+            if (f->kind == PF_INT) *AT(base, f->off, int) = f->absent;
             continue;
         }
         int rc = field_from_json(f, base, v, sub, where, err);

@@ -159,6 +159,10 @@ int main(void) {
     /* A minimal well-formed profile loads; absent fields read as "not measured". */
     CHECK(load_text(GOOD_HEAD ", \"unknown_future_field\": [1]}", &b, &err) == FC_OK);
     CHECK(b.n_cores == 2 && b.write_gbs == 0 && b.n_caches == 0);
+    /* ... but a GPU written without its node is on no node known, not on node 0 (whose
+     * cores a plan would then bind llama.cpp to) */
+    CHECK(load_text(GOOD_HEAD ", \"gpus\": [{\"name\": \"g\"}, {\"numa_node\": 1}]}", &b, &err) == FC_OK);
+    CHECK(b.n_gpus == 2 && b.gpus[0].numa_node == -1 && b.gpus[1].numa_node == 1);
     /* Profiles saved before dot_gops went (it was never measured) still load. */
     CHECK(load_text(GOOD_HEAD ", \"dot_gops\": {\"q9_Z\": 1}}", &b, &err) == FC_OK);
 
