@@ -259,13 +259,21 @@ static bool is_ipv4(const char *s) {
     return sscanf(s, "%d.%d.%d.%d%c", &a, &b, &cc, &d, &tail) == 4;
 }
 
-void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap) {
+void plan_cluster_rpc_cmd(const plan_cluster *c, int h, int numa, char *buf, size_t cap) {
     /* rpc-server binds a numeric IPv4 address only (inet_addr in its transport) */
     const char *name = c->host_name[h];
     char addr[96];
     if (is_ipv4(name)) snprintf(addr, sizeof addr, "%s", name);
     else snprintf(addr, sizeof addr, "<%s's LAN address>", name);
-    snprintf(buf, cap, "ggml-rpc-server -H %s -p %d -c", addr, PLAN_RPC_PORT);
+    /* A CPU server bound to one node as llama-server would be (planner/numa.c), with that
+     * node's cores: rpc-server's default -t is half the machine's hardware threads, and it
+     * has no --numa of its own, so a part that does not fit one node runs as it is. */
+    const plan_device *cpu = &c->host_hw[h].host;
+    if (numa == PLAN_NUMA_PIN)
+        snprintf(buf, cap, "numactl --cpunodebind=%d --membind=%d ggml-rpc-server -H %s -p %d -c -t %d", cpu->numa_node,
+                 cpu->numa_node, addr, PLAN_RPC_PORT, cpu->numa_cores);
+    else
+        snprintf(buf, cap, "ggml-rpc-server -H %s -p %d -c", addr, PLAN_RPC_PORT);
 }
 
 void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, int numa,
@@ -405,8 +413,15 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
         out->has_requested ? &out->requested : out->splits.best_fits ? &out->splits.best : &out->splits.dflt;
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
     plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
-    plan_cluster_llama_cmd(c, p, shown->layers, shown->setup ? shown->setup->numa : PLAN_NUMA_ONE, out->file,
-                           out->llama_cmd, sizeof out->llama_cmd);
-    for (int h = 1; h < c->n_host; h++) plan_cluster_rpc_cmd(c, h, out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
+    /* setup->numa: index 0 the main host's CPU, 1 + g device g (an rpc-server's CPU when it has no GPU) */
+    int numa[PLAN_SPEED_MAX_DEVS] = {PLAN_NUMA_ONE};
+    if (shown->setup) memcpy(numa, shown->setup->numa, sizeof numa);
+    plan_cluster_llama_cmd(c, p, shown->layers, numa[0], out->file, out->llama_cmd, sizeof out->llama_cmd);
+    for (int h = 1; h < c->n_host; h++) {
+        int host_numa = PLAN_NUMA_ONE;
+        for (int g = 0; g < c->hw.n_gpu; g++)
+            if (c->dev_host[g] == h && c->hw.gpu[g].backend == PLAN_CPU) host_numa = numa[1 + g];
+        plan_cluster_rpc_cmd(c, h, host_numa, out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
+    }
     return FC_OK;
 }

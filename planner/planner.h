@@ -520,7 +520,8 @@ typedef struct plan_speed_setup {
     bool old_build;      /* a llama.cpp build before PLAN_CURRENT_ERA: the PLAN_EFF_ERA_* factors apply */
     bool no_fa;          /* flash attention off (-fa 0): PLAN_EFF_NOFA_DEC applies */
     uint32_t n_ubatch;
-    int numa;            /* enum plan_numa: how a plan's host runs (plan_speed_from_plan) */
+    int numa[PLAN_SPEED_MAX_DEVS]; /* enum plan_numa per device: how the host's CPU, and an rpc-server's,
+                                    * runs (plan_speed_from_plan); PLAN_NUMA_ONE for a GPU */
 } plan_speed_setup;
 
 /* Where each layer lives: layer_dev[il] indexes setup->dev; output_dev takes
@@ -1201,7 +1202,9 @@ int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_pa
                        int n_prompt, int n_gen, plan_cluster_splits *out, fc_err *err);
 /* The rpc-server line for host h (h >= 1) and llama-server's on the main host. */
 #define PLAN_RPC_CMD_MAX 256
-void plan_cluster_rpc_cmd(const plan_cluster *c, int h, char *buf, size_t cap);
+/* numa: an enum plan_numa on host h's CPU when it serves as the device (no
+ * GPU): PLAN_NUMA_PIN binds the server to the node with numactl */
+void plan_cluster_rpc_cmd(const plan_cluster *c, int h, int numa, char *buf, size_t cap);
 void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, int numa,
                             const char *file, char *buf, size_t cap);
 

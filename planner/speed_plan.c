@@ -53,6 +53,13 @@ bool plan_prefill_unvalidated(const plan_device *d, double *share) {
     return s < PLAN_CUDA_CORE_SHARE_FITTED / 3;
 }
 
+/* Several NUMA nodes (planner/numa.c): bound to one node, its cores' compute
+ * only (a bound node's cores are known and within the host's, hw_machine.c). */
+static void cpu_numa(plan_speed_setup *s, int i, const plan_device *d, const plan_dev_mem *need) {
+    s->numa[i] = plan_numa_place(d, need);
+    if (s->numa[i] == PLAN_NUMA_PIN) s->dev[i].gflops *= (double)d->numa_cores / d->n_cores;
+}
+
 int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw *hw, const plan_memory *mem,
                          const plan_params *p, fc_err *err) {
     memset(s, 0, sizeof *s);
@@ -63,14 +70,12 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->no_fa = !p->flash_attn;
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
-    /* Several NUMA nodes (planner/numa.c): bound to one node, its cores' compute only (a bound
-     * node's cores are known and within the host's, hw_machine.c) */
-    s->numa = plan_numa_place(&hw->host, &mem->host);
-    if (s->numa == PLAN_NUMA_PIN) s->dev[0].gflops *= (double)hw->host.numa_cores / hw->host.n_cores;
+    cpu_numa(s, 0, &hw->host, &mem->host);
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);
         if (!(s->dev[1 + g].mem_gbs > 0) || !(s->dev[1 + g].gflops > 0))
             return fc_err_set(err, FC_EINPUT, "GPU %s has no bandwidth or compute figure", hw->gpu[g].id);
+        if (hw->gpu[g].backend == PLAN_CPU) cpu_numa(s, 1 + g, &hw->gpu[g], &mem->gpu[g]); /* an rpc-server's CPU */
     }
     plan_speed_place pl;
     memset(&pl, 0, sizeof pl); /* layers, output and experts default to the host */
@@ -140,7 +145,7 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         r->pp512 = plan_speed_pp_tps(s, e, PLAN_TEST_PP, 0);
         r->tg128 = plan_speed_tg_tps(s, e, PLAN_TEST_TG, 0);
         r->depth = depth;
-        r->numa = s->numa;
+        r->numa = s->numa[0];
         r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
         r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
         paged_read(s, hw, mem, r);

@@ -92,7 +92,7 @@ static void test_plan(const model_desc *m) {
         char cmd[PLAN_CMD_MAX];
         plan_cluster_llama_cmd(c, &p, sp.best.layers, PLAN_NUMA_ONE, "m.gguf", cmd, sizeof cmd);
         CHECK_MSG(strstr(cmd, "llama-server --rpc b:50052,c:50052 ") && strstr(cmd, " -ts "), "%s", cmd);
-        plan_cluster_rpc_cmd(c, 1, cmd, sizeof cmd);
+        plan_cluster_rpc_cmd(c, 1, PLAN_NUMA_ONE, cmd, sizeof cmd);
         CHECK(strstr(cmd, "-p 50052") && strstr(cmd, " -c"));
         plan_cluster_result_free(&sp.dflt);
         plan_cluster_result_free(&sp.best);

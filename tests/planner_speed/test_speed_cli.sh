@@ -232,6 +232,22 @@ assert big["speed"]["pp512_tps"] > 0.9 * big1["speed"]["pp512_tps"], (big["speed
 assert any(n.startswith("NUMA: 2 nodes; llama.cpp bound to node 0") for n in small["notes"]), small["notes"]
 assert small["recommendation"]["llama_cpp"].startswith("numactl --cpunodebind=0 --membind=0 "), small["recommendation"]
 PY
+# an rpc-server whose CPU serves a cluster is bound the same way when its part
+# fits one node (rpc-server has no --numa, so one that does not runs as it is),
+# and it reads at one node's bandwidth either way
+for m in llama-3.1-70b llama-3.1-405b; do
+    t 0 "cluster $m, a two-node rpc host" "$bin" plan $m --hw "a=rtx-4090;b=$tmp/numa2.json" --json
+    cp "$out" "$tmp/cl.$m.json"
+done
+python3 - "$tmp" <<'PY' || fail=1
+import json, sys
+d = lambda m: json.load(open(f"{sys.argv[1]}/cl.{m}.json"))
+small, big = d("llama-3.1-70b"), d("llama-3.1-405b")
+b = small["commands"]["b"]
+assert b.startswith("numactl --cpunodebind=0 --membind=0 ggml-rpc-server ") and b.endswith(" -t 16"), b
+assert big["commands"]["b"].startswith("ggml-rpc-server ") and " -t " not in big["commands"]["b"], big["commands"]
+assert not small["commands"]["a"].startswith("numactl"), small["commands"]["a"]
+PY
 # a second catalog socket adds memory, not decode speed: the catalog has no
 # core count to give -t, so two sockets are spread, at one socket's read
 for hw in amd-epyc-9005:192 amd-epyc-9005:192,amd-epyc-9005:192; do
