@@ -278,7 +278,8 @@ int eng_model_copy_weights(eng_model *m, fc_err *err) {
     return FC_OK;
 }
 
-/* The most common weight type by bytes, as llama-bench's model_type shows it. */
+/* llama-bench's model_type; the most common weight type by bytes stands for
+ * a file type the GGUF does not record. */
 static void describe(eng_model *m) {
     uint64_t by_type[GGML_TYPE_COUNT] = {0};
     const gguf_file *f = m->gguf;
@@ -290,12 +291,11 @@ static void describe(eng_model *m) {
     uint32_t best = 0;
     for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
         if (by_type[t] > by_type[best]) best = t;
-    char sz[32], up[16];
-    model_params_label(m->n_params, sz, sizeof sz);
+    char up[16];
     const ggml_type_info *ti = ggml_type_get(best);
     snprintf(up, sizeof up, "%s", ti ? ti->name : "?");
     for (char *c = up; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
-    snprintf(m->type_desc, sizeof m->type_desc, "%s %s %s", m->hp.arch, sz, up);
+    model_bench_desc(&m->hp, m->n_params, up, m->type_desc, sizeof m->type_desc);
 }
 
 /* YaRN as ggml computes it (ggml.c ggml_rope_yarn_corr_dims): the rotary

@@ -100,9 +100,3 @@ void model_desc_free(model_desc *d) {
     d->n_tensors = 0;
 }
 
-void model_params_label(uint64_t n_params, char *buf, size_t cap) {
-    double p = (double)n_params;
-    if (p < 1e9) snprintf(buf, cap, "%.0fM", p / 1e6);
-    else if (p >= 10e9 || (uint64_t)(p / 1e8 + 0.5) % 10 == 0) snprintf(buf, cap, "%.0fB", p / 1e9);
-    else snprintf(buf, cap, "%.1fB", p / 1e9);
-}

@@ -338,9 +338,9 @@ int model_tensor_role(const char *name, int32_t *layer);
 const char *model_role_name(int role);
 
 int model_desc_from_gguf(model_desc *d, const gguf_file *f, fc_err *err);
-/* A parameter count as llama-bench's model_type names the size: "135M",
- * "1.1B", "8B" (one decimal below 10B, trailing ".0" dropped). */
-void model_params_label(uint64_t n_params, char *buf, size_t cap);
+/* The model as llama-bench's model_type names it ("llama 8B Q4_K - Medium",
+ * model/bench_desc.c); ftype_fallback when hp records no known file type. */
+void model_bench_desc(const model_hparams *hp, uint64_t n_params, const char *ftype_fallback, char *buf, size_t cap);
 void model_desc_free(model_desc *d);
 
 /* What a GGUF holds, summed (model/summary.c): the figures `fitcheck
@@ -412,6 +412,7 @@ typedef struct model_ftype_info {
     uint32_t id;          /* llama_ftype, written as general.file_type */
     uint32_t base_type;   /* the ggml type most weights get */
     bool imatrix;         /* published files of this type are made with an importance matrix */
+    const char *bench;    /* as llama-bench's model_type writes it (llama_ftype_name): "Q4_K - Medium" */
 } model_ftype_info;
 
 const model_ftype_info *model_ftype_find(const char *name); /* case-insensitive; NULL if unknown */

@@ -20,26 +20,43 @@ enum {
     FT_BF16 = 32, FT_MXFP4_MOE = 38,
 };
 
-/* name, llama_ftype, base ggml type, made with an importance matrix. The
- * IQ types require one (llama-quantize refuses without); published K-quant
- * files are assumed plain, which only changes Q4_0/Q5_0 ffn_down rules. */
+/* name, llama_ftype, base ggml type, made with an importance matrix, and
+ * llama-bench's name (llama_ftype_name, src/llama-model-loader.cpp). The
+ * IQ types require an importance matrix (llama-quantize refuses without);
+ * published K-quant files are assumed plain, which only changes Q4_0/Q5_0
+ * ffn_down rules. */
 static const model_ftype_info ftypes[] = {
-    {"F32", FT_F32, GGML_TYPE_F32, false},         {"F16", FT_F16, GGML_TYPE_F16, false},
-    {"BF16", FT_BF16, GGML_TYPE_BF16, false},      {"Q8_0", FT_Q8_0, GGML_TYPE_Q8_0, false},
-    {"Q6_K", FT_Q6_K, GGML_TYPE_Q6_K, false},      {"Q5_K_M", FT_Q5_K_M, GGML_TYPE_Q5_K, false},
-    {"Q5_K_S", FT_Q5_K_S, GGML_TYPE_Q5_K, false},  {"Q5_1", FT_Q5_1, GGML_TYPE_Q5_1, false},
-    {"Q5_0", FT_Q5_0, GGML_TYPE_Q5_0, false},      {"Q4_K_M", FT_Q4_K_M, GGML_TYPE_Q4_K, false},
-    {"Q4_K_S", FT_Q4_K_S, GGML_TYPE_Q4_K, false},  {"Q4_1", FT_Q4_1, GGML_TYPE_Q4_1, false},
-    {"Q4_0", FT_Q4_0, GGML_TYPE_Q4_0, false},      {"IQ4_XS", FT_IQ4_XS, GGML_TYPE_IQ4_XS, true},
-    {"IQ4_NL", FT_IQ4_NL, GGML_TYPE_IQ4_NL, true}, {"MXFP4_MOE", FT_MXFP4_MOE, GGML_TYPE_MXFP4, false},
-    {"Q3_K_L", FT_Q3_K_L, GGML_TYPE_Q3_K, false},  {"Q3_K_M", FT_Q3_K_M, GGML_TYPE_Q3_K, false},
-    {"Q3_K_S", FT_Q3_K_S, GGML_TYPE_Q3_K, false},  {"IQ3_M", FT_IQ3_M, GGML_TYPE_IQ3_S, true},
-    {"IQ3_S", FT_IQ3_S, GGML_TYPE_IQ3_S, true},    {"IQ3_XS", FT_IQ3_XS, GGML_TYPE_IQ3_S, true},
-    {"IQ3_XXS", FT_IQ3_XXS, GGML_TYPE_IQ3_XXS, true}, {"Q2_K", FT_Q2_K, GGML_TYPE_Q2_K, false},
-    {"Q2_K_S", FT_Q2_K_S, GGML_TYPE_Q2_K, true},   {"IQ2_M", FT_IQ2_M, GGML_TYPE_IQ2_S, true},
-    {"IQ2_S", FT_IQ2_S, GGML_TYPE_IQ2_XS, true},   {"IQ2_XS", FT_IQ2_XS, GGML_TYPE_IQ2_XS, true},
-    {"IQ2_XXS", FT_IQ2_XXS, GGML_TYPE_IQ2_XXS, true}, {"IQ1_M", FT_IQ1_M, GGML_TYPE_IQ1_M, true},
-    {"IQ1_S", FT_IQ1_S, GGML_TYPE_IQ1_S, true},
+    {"F32", FT_F32, GGML_TYPE_F32, false, "all F32"},
+    {"F16", FT_F16, GGML_TYPE_F16, false, "F16"},
+    {"BF16", FT_BF16, GGML_TYPE_BF16, false, "BF16"},
+    {"Q8_0", FT_Q8_0, GGML_TYPE_Q8_0, false, "Q8_0"},
+    {"Q6_K", FT_Q6_K, GGML_TYPE_Q6_K, false, "Q6_K"},
+    {"Q5_K_M", FT_Q5_K_M, GGML_TYPE_Q5_K, false, "Q5_K - Medium"},
+    {"Q5_K_S", FT_Q5_K_S, GGML_TYPE_Q5_K, false, "Q5_K - Small"},
+    {"Q5_1", FT_Q5_1, GGML_TYPE_Q5_1, false, "Q5_1"},
+    {"Q5_0", FT_Q5_0, GGML_TYPE_Q5_0, false, "Q5_0"},
+    {"Q4_K_M", FT_Q4_K_M, GGML_TYPE_Q4_K, false, "Q4_K - Medium"},
+    {"Q4_K_S", FT_Q4_K_S, GGML_TYPE_Q4_K, false, "Q4_K - Small"},
+    {"Q4_1", FT_Q4_1, GGML_TYPE_Q4_1, false, "Q4_1"},
+    {"Q4_0", FT_Q4_0, GGML_TYPE_Q4_0, false, "Q4_0"},
+    {"IQ4_XS", FT_IQ4_XS, GGML_TYPE_IQ4_XS, true, "IQ4_XS - 4.25 bpw"},
+    {"IQ4_NL", FT_IQ4_NL, GGML_TYPE_IQ4_NL, true, "IQ4_NL - 4.5 bpw"},
+    {"MXFP4_MOE", FT_MXFP4_MOE, GGML_TYPE_MXFP4, false, "MXFP4 MoE"},
+    {"Q3_K_L", FT_Q3_K_L, GGML_TYPE_Q3_K, false, "Q3_K - Large"},
+    {"Q3_K_M", FT_Q3_K_M, GGML_TYPE_Q3_K, false, "Q3_K - Medium"},
+    {"Q3_K_S", FT_Q3_K_S, GGML_TYPE_Q3_K, false, "Q3_K - Small"},
+    {"IQ3_M", FT_IQ3_M, GGML_TYPE_IQ3_S, true, "IQ3_S mix - 3.66 bpw"},
+    {"IQ3_S", FT_IQ3_S, GGML_TYPE_IQ3_S, true, "IQ3_S - 3.4375 bpw"},
+    {"IQ3_XS", FT_IQ3_XS, GGML_TYPE_IQ3_S, true, "IQ3_XS - 3.3 bpw"},
+    {"IQ3_XXS", FT_IQ3_XXS, GGML_TYPE_IQ3_XXS, true, "IQ3_XXS - 3.0625 bpw"},
+    {"Q2_K", FT_Q2_K, GGML_TYPE_Q2_K, false, "Q2_K - Medium"},
+    {"Q2_K_S", FT_Q2_K_S, GGML_TYPE_Q2_K, true, "Q2_K - Small"},
+    {"IQ2_M", FT_IQ2_M, GGML_TYPE_IQ2_S, true, "IQ2_M - 2.7 bpw"},
+    {"IQ2_S", FT_IQ2_S, GGML_TYPE_IQ2_XS, true, "IQ2_S - 2.5 bpw"},
+    {"IQ2_XS", FT_IQ2_XS, GGML_TYPE_IQ2_XS, true, "IQ2_XS - 2.3125 bpw"},
+    {"IQ2_XXS", FT_IQ2_XXS, GGML_TYPE_IQ2_XXS, true, "IQ2_XXS - 2.0625 bpw"},
+    {"IQ1_M", FT_IQ1_M, GGML_TYPE_IQ1_M, true, "IQ1_M - 1.75 bpw"},
+    {"IQ1_S", FT_IQ1_S, GGML_TYPE_IQ1_S, true, "IQ1_S - 1.5625 bpw"},
 };
 
 const model_ftype_info *model_ftype_at(size_t i) { return i < FC_ARRAY_LEN(ftypes) ? &ftypes[i] : NULL; }

@@ -55,12 +55,19 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_SCHEMA] = {"schema", NULL, REP_LEFT, false},
 };
 
-/* llama-bench's parameter count: "134.52 M", "6.74 B". */
+/* llama-bench's parameter count and size: "134.52 M", "6.74 B"; "99.54 MiB", "4.58 GiB". */
 static void params_text(rep_table *t, uint64_t n) {
     if (n >= 1000000000ull)
         rep_cell_text(t, B_PARAMS, "%.2f B", (double)n / 1e9);
     else
         rep_cell_text(t, B_PARAMS, "%.2f M", (double)n / 1e6);
+}
+
+static void size_text(rep_table *t, uint64_t bytes) {
+    if (bytes >= 1ull << 30)
+        rep_cell_text(t, B_SIZE, "%.2f GiB", (double)bytes / (1ull << 30));
+    else
+        rep_cell_text(t, B_SIZE, "%.2f MiB", (double)bytes / (1ull << 20));
 }
 
 rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
@@ -104,6 +111,7 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         rep_cell_str(t, B_FILE, r->model_filename);
         rep_cell_str(t, B_MODEL, r->model_type);
         rep_cell_gib(t, B_SIZE, r->model_size);
+        size_text(t, r->model_size);
         rep_cell_i64(t, B_PARAMS, (int64_t)r->model_n_params);
         params_text(t, r->model_n_params);
         if (r->isa[0])

@@ -28,9 +28,7 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
         snprintf(b->backends, sizeof b->backends, "%s", plan_backend_name(be));
         snprintf(b->gpu_info, sizeof b->gpu_info, "%s", r->hw.n_gpu ? r->hw.gpu[0].name : "");
         snprintf(b->cpu_info, sizeof b->cpu_info, "%s", r->hw.host.name);
-        char size[32];
-        model_params_label(m->n_params, size, sizeof size);
-        snprintf(b->model_type, sizeof b->model_type, "%s %s %s", m->hp.arch, size, ft ? ft->name : "?");
+        model_bench_desc(&m->hp, m->n_params, ft ? ft->name : "?", b->model_type, sizeof b->model_type);
         b->model_size = m->weight_bytes;
         b->model_n_params = m->n_params;
         b->n_batch = (int)r->params.n_batch;
