@@ -58,7 +58,7 @@ const gguf_file *eng_model_gguf(const eng_model *m);
 uint64_t eng_model_n_params(const eng_model *m);
 /* Bytes of tensor data (what llama-bench calls the model size). */
 uint64_t eng_model_size(const eng_model *m);
-/* "llama 135M Q4_1"-style description like llama-bench's model_type. */
+/* llama-bench's model_type ("llama 256M Q4_1" for SmolLM2-135M; model/bench_desc.c). */
 const char *eng_model_type(const eng_model *m);
 
 /* Checks, from the header alone (nothing beyond it is read), that the engine can

@@ -672,7 +672,7 @@ typedef struct plan_bench_record {
     char engine[16];        /* "llama.cpp" (llama-bench's files) or "fitcheck" (run --bench) */
     char isa[16];           /* SIMD kernels used by fitcheck's engine; empty for llama.cpp */
     char model_filename[512];
-    char model_type[128];   /* "llama 135M Q4_1": architecture, size, file type */
+    char model_type[128];   /* "llama 8B Q4_K - Medium": architecture, llama.cpp's type, file type (model/bench_desc.c) */
     uint64_t model_size;    /* bytes */
     uint64_t model_n_params;
     int n_batch, n_ubatch, n_threads;
