@@ -283,8 +283,8 @@ void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const u
     for (int h = 1; h < c->n_host; h++)
         k += (size_t)snprintf(rpc + k, sizeof rpc - k, "%s%s:%d", h > 1 ? "," : "", c->host_name[h], PLAN_RPC_PORT);
     char llama[PLAN_CMD_MAX], ollama[256];
+    /* -ngl as asked (every layer unless a split with layers left on the main host's CPU was asked for) */
     plan_params q = *p;
-    q.n_gpu_layers = PLAN_NGL_ALL;
     /* always -ts: with no layers on a host llama.cpp would still give it its share */
     q.n_tensor_split = (uint32_t)c->hw.n_gpu;
     for (int g = 0; g < c->hw.n_gpu; g++) q.tensor_split[g] = (float)layers[g];

@@ -100,7 +100,8 @@ void rep_cluster_text(FILE *out, const plan_cluster_plan *v) {
     if (v->has_requested) text_result(out, c, &v->requested, v, "as asked");
     text_result(out, c, &v->splits.dflt, v, "llama.cpp's default split (by free memory)");
     if (v->splits.best_fits) text_result(out, c, &v->splits.best, v, "fastest split that fits");
-    else fprintf(out, "\nno split of whole layers fits these hosts\n");
+    else fprintf(out, "\nno split of whole layers over the hosts' devices fits; -ngl N keeps the other layers in the "
+                      "main host's RAM, on its CPU\n");
     text_steps(out, v);
     fprintf(out, "\ncommands\n");
     for (int h = 1; h < c->n_host; h++) fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[h]), v->rpc_cmd[h]);

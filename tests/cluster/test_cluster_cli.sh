@@ -33,6 +33,13 @@ print("ok   json" if ok else "FAIL json")
 sys.exit(0 if ok else 1)
 PY
 rm -f /tmp/fc-cl-$$.json
+# the model too big for the one GPU of the hosts: no split of every layer fits, the message says
+# how to keep layers on the main host, and with -ngl the command runs that split (not -ngl 999)
+out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:128;b=rtx-4090' 2>&1)
+grep -qF -- "-ngl N keeps the other layers in the main host's RAM" <<<"$out" || { echo "FAIL: no -ngl hint: $out"; fail=1; }
+out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:128;b=rtx-4090' -ngl 40 2>&1)
+grep -q '^  on a  *llama-server --rpc b:50052 .* -ngl 40 .*-ts 40$' <<<"$out" && grep -q '^as asked' <<<"$out" \
+    || { echo "FAIL: -ngl 40 not in the command: $out"; fail=1; }
 while IFS='|' read -r hw link why; do
     msg=$("$FC" plan llama-3.1-8b --hw "$hw" ${link:+--link "$link"} 2>&1)
     rc=$?
