@@ -414,14 +414,25 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
     plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
     /* setup->numa: index 0 the main host's CPU, 1 + g device g (an rpc-server's CPU when it has no GPU) */
-    int numa[PLAN_SPEED_MAX_DEVS] = {PLAN_NUMA_ONE};
-    if (shown->setup) memcpy(numa, shown->setup->numa, sizeof numa);
-    plan_cluster_llama_cmd(c, p, shown->layers, numa[0], out->file, out->llama_cmd, sizeof out->llama_cmd);
-    for (int h = 1; h < c->n_host; h++) {
-        int host_numa = PLAN_NUMA_ONE;
-        for (int g = 0; g < c->hw.n_gpu; g++)
-            if (c->dev_host[g] == h && c->hw.gpu[g].backend == PLAN_CPU) host_numa = numa[1 + g];
-        plan_cluster_rpc_cmd(c, h, host_numa, out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
+    if (shown->setup) {
+        out->numa[0] = shown->setup->numa[0];
+        plan_numa_note(&c->hw.host, &shown->mem.host, out->numa[0], out->numa_note[0], sizeof out->numa_note[0]);
+        for (int g = 0; g < c->hw.n_gpu; g++) {
+            int h = c->dev_host[g];
+            if (h == 0 || c->hw.gpu[g].backend != PLAN_CPU) continue;
+            out->numa[h] = shown->setup->numa[1 + g];
+            const plan_device *cpu = &c->hw.gpu[g];
+            char a[24], b[24];
+            if (out->numa[h] == PLAN_NUMA_SPREAD) /* rpc-server has no --numa distribute to spread with */
+                snprintf(out->numa_note[h], sizeof out->numa_note[h],
+                         "NUMA: its part (%s) exceeds node %d's free memory (%s): rpc-server runs unbound, at one "
+                         "node's read", fc_fmt_bytes(shown->mem.gpu[g].total, a, sizeof a), cpu->numa_node,
+                         fc_fmt_bytes(plan_numa_free(cpu), b, sizeof b));
+            else
+                plan_numa_note(cpu, &shown->mem.gpu[g], out->numa[h], out->numa_note[h], sizeof out->numa_note[h]);
+        }
     }
+    plan_cluster_llama_cmd(c, p, shown->layers, out->numa[0], out->file, out->llama_cmd, sizeof out->llama_cmd);
+    for (int h = 1; h < c->n_host; h++) plan_cluster_rpc_cmd(c, h, out->numa[h], out->rpc_cmd[h], sizeof out->rpc_cmd[h]);
     return FC_OK;
 }

@@ -1244,6 +1244,10 @@ typedef struct plan_cluster_plan {
     bool file_exists;
     char llama_cmd[PLAN_CMD_MAX];     /* on the main host */
     char rpc_cmd[PLAN_MAX_HOSTS][PLAN_RPC_CMD_MAX]; /* on host h >= 1 */
+    /* enum plan_numa per host for the split shown (the main host's CPU, a host's CPU
+     * serving as its device; PLAN_NUMA_ONE otherwise), and plan_numa_note's line for it */
+    int numa[PLAN_MAX_HOSTS];
+    char numa_note[PLAN_MAX_HOSTS][PLAN_NOTE_LEN];
     plan_cluster_step step[PLAN_MAX_HOSTS]; /* step[k - 1]: the first k hosts */
 } plan_cluster_plan;
 

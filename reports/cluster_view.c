@@ -107,6 +107,8 @@ void rep_cluster_text(FILE *out, const plan_cluster_plan *v) {
     for (int h = 1; h < c->n_host; h++) fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[h]), v->rpc_cmd[h]);
     fprintf(out, "  on %-8s %s\n", fc_safe(c->host_name[0]), fc_safe(v->llama_cmd));
     fprintf(out, "  (rpc-server has no authentication: keep it on a trusted network; -c caches tensors > 10 MiB on its disk)\n");
+    for (int h = 0; h < c->n_host; h++)
+        if (v->numa_note[h][0]) fprintf(out, "  (on %s: %s)\n", fc_safe(c->host_name[h]), v->numa_note[h]);
 }
 
 static json_t *result_json(const plan_cluster *c, const plan_cluster_result *r) {
@@ -182,5 +184,8 @@ json_t *rep_cluster_json(const plan_cluster_plan *v) {
     for (int h = 1; h < c->n_host; h++) json_object_set_new(cmds, c->host_name[h], json_string(v->rpc_cmd[h]));
     json_object_set_new(cmds, c->host_name[0], json_string(v->llama_cmd));
     json_object_set_new(o, "commands", cmds);
+    json_t *numa = json_object();
+    for (int h = 0; h < c->n_host; h++) json_object_set_new(numa, c->host_name[h], json_string(plan_numa_name(v->numa[h])));
+    json_object_set_new(o, "numa", numa);
     return o;
 }

@@ -247,7 +247,11 @@ b = small["commands"]["b"]
 assert b.startswith("numactl --cpunodebind=0 --membind=0 ggml-rpc-server ") and b.endswith(" -t 16"), b
 assert big["commands"]["b"].startswith("ggml-rpc-server ") and " -t " not in big["commands"]["b"], big["commands"]
 assert not small["commands"]["a"].startswith("numactl"), small["commands"]["a"]
+assert small["numa"] == {"a": "one", "b": "pin"} and big["numa"] == {"a": "one", "b": "spread"}, (small["numa"], big["numa"])
 PY
+t 0 "cluster llama-3.1-405b, text" "$bin" plan llama-3.1-405b --hw "a=rtx-4090;b=$tmp/numa2.json"
+grep -q "^  (on b: NUMA: its part (.*) exceeds node 0's free memory (.*): rpc-server runs unbound, at one node's read)$" "$out" ||
+    { echo "FAIL: the rpc host's NUMA note"; tail -3 "$out"; fail=1; }
 # a second catalog socket adds memory, not decode speed: the catalog has no
 # core count to give -t, so two sockets are spread, at one socket's read
 for hw in amd-epyc-9005:192 amd-epyc-9005:192,amd-epyc-9005:192; do
