@@ -421,20 +421,7 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
             int h = c->dev_host[g];
             if (h == 0 || c->hw.gpu[g].backend != PLAN_CPU) continue;
             out->numa[h] = shown->setup->numa[1 + g];
-            const plan_device *cpu = &c->hw.gpu[g];
-            char a[24], b[24];
-            /* rpc-server has no --numa distribute to spread with */
-            if (out->numa[h] == PLAN_NUMA_SPREAD && cpu->numa_cores > 0)
-                snprintf(out->numa_note[h], sizeof out->numa_note[h],
-                         "NUMA: its part (%s) exceeds node %d's free memory (%s): rpc-server runs unbound, at one "
-                         "node's read", fc_fmt_bytes(shown->mem.gpu[g].total, a, sizeof a), cpu->numa_node,
-                         fc_fmt_bytes(plan_numa_free(cpu), b, sizeof b));
-            else if (out->numa[h] == PLAN_NUMA_SPREAD)
-                snprintf(out->numa_note[h], sizeof out->numa_note[h],
-                         "NUMA: %d sockets; rpc-server runs unbound, at one socket's read; a part that fits one "
-                         "socket's memory runs as fast bound to it (numactl, -t its cores)", cpu->n_numa);
-            else
-                plan_numa_note(cpu, &shown->mem.gpu[g], out->numa[h], out->numa_note[h], sizeof out->numa_note[h]);
+            plan_numa_note(&c->hw.gpu[g], &shown->mem.gpu[g], out->numa[h], out->numa_note[h], sizeof out->numa_note[h]);
         }
     }
     plan_cluster_llama_cmd(c, p, shown->layers, out->numa[0], out->file, out->llama_cmd, sizeof out->llama_cmd);

@@ -91,21 +91,24 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
     return host->numa_cores > 0 && need->total <= plan_numa_free(host) ? PLAN_NUMA_PIN : PLAN_NUMA_SPREAD;
 }
 
+/* An rpc-server's CPU (host->rpc) is bound the same way, but has no --numa
+ * distribute to spread with: a part bigger than a node runs unbound. */
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap) {
     char a[24], b[24];
+    const char *who = host->rpc ? "rpc-server" : "llama.cpp";
+    const char *spread = host->rpc ? "rpc-server runs unbound (it has no --numa)" : "spread with --numa distribute";
     if (numa == PLAN_NUMA_PIN)
-        snprintf(buf, cap, "NUMA: %d nodes; llama.cpp bound to node %d (%d core%s), as the command says: threads on "
+        snprintf(buf, cap, "NUMA: %d nodes; %s bound to node %d (%d core%s), as the command says: threads on "
                  "every node read weights across the link between them (llama.cpp #1556); drop the page cache first "
-                 "if the file was cached on another node", host->n_numa, host->numa_node, host->numa_cores,
+                 "if the file was cached on another node", host->n_numa, who, host->numa_node, host->numa_cores,
                  host->numa_cores == 1 ? "" : "s");
     else if (numa == PLAN_NUMA_SPREAD && host->numa_cores > 0)
-        snprintf(buf, cap, "NUMA: the host part (%s) exceeds node %d's free memory (%s): spread with --numa "
-                 "distribute, decode at one node's read (llama.cpp #11744)", fc_fmt_bytes(need->total, a, sizeof a),
-                 host->numa_node, fc_fmt_bytes(plan_numa_free(host), b, sizeof b));
+        snprintf(buf, cap, "NUMA: the %s part (%s) exceeds node %d's free memory (%s): %s, decode at one node's read "
+                 "(llama.cpp #11744)", host->rpc ? "server's" : "host", fc_fmt_bytes(need->total, a, sizeof a),
+                 host->numa_node, fc_fmt_bytes(plan_numa_free(host), b, sizeof b), spread);
     else if (numa == PLAN_NUMA_SPREAD)
-        snprintf(buf, cap, "NUMA: %d sockets, spread with --numa distribute: decode at one socket's read (llama.cpp "
-                 "#11744); a model that fits one socket's memory decodes as fast bound to it (numactl, -t its cores)",
-                 host->n_numa);
+        snprintf(buf, cap, "NUMA: %d sockets, %s: decode at one socket's read (llama.cpp #11744); a model that fits "
+                 "one socket's memory decodes as fast bound to it (numactl, -t its cores)", host->n_numa, spread);
     else if (cap)
         buf[0] = '\0';
 }

@@ -119,6 +119,13 @@ static void check_place_and_command(void) {
     CHECK_MSG(strstr(note, "--numa distribute") && strstr(note, "100.00 GiB"), "%s", note);
     plan_numa_note(&hw.host, &big, PLAN_NUMA_ONE, note, sizeof note);
     CHECK(note[0] == '\0');
+    /* an rpc-server's CPU: bound the same way, but it has no --numa distribute to spread with */
+    plan_device server = hw.host;
+    server.rpc = true;
+    plan_numa_note(&server, &small, PLAN_NUMA_PIN, note, sizeof note);
+    CHECK_MSG(strstr(note, "rpc-server bound to node 1 (16 cores)"), "%s", note);
+    plan_numa_note(&server, &big, PLAN_NUMA_SPREAD, note, sizeof note);
+    CHECK_MSG(strstr(note, "rpc-server runs unbound") && !strstr(note, "distribute"), "%s", note);
     CHECK(!strcmp(plan_numa_name(PLAN_NUMA_SPREAD), "spread") && !strcmp(plan_numa_name(7), "?"));
 }
 
