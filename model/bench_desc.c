@@ -6,10 +6,11 @@
  * llama.cpp builds it as "<arch> <type> <ftype>" (llama_model::desc):
  *   - the type comes from each architecture's load_arch_hparams, mostly by
  *     layer count (src/models/<arch>.cpp, llama-cpp-python 0.3.36's llama.cpp):
- *     the rows below, one per case. An architecture it types but a layer
- *     count it does not know is "?B" there (LLM_TYPE_UNKNOWN), and here:
- *     TinyLlama is "1B", Llama-3.1-405B "?B", Mistral-Small-24B "13B". An
- *     architecture not in the table gets its parameter count, rounded;
+ *     the rows below, one per case. A layer count an architecture has no
+ *     case for is "?B" there (LLM_TYPE_UNKNOWN) and here. So TinyLlama
+ *     reads "1B", Mistral-Small-24B "13B" (llama's 40-layer case) and
+ *     Llama-3.1-405B "?B". An architecture not in the table gets its
+ *     parameter count, rounded;
  *   - the ftype is llama_ftype_name (src/llama-model-loader.cpp), the
  *     bench column of the file-type table (model/quantmix.c). */
 #include "model/model.h"
