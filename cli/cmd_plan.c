@@ -287,6 +287,10 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         return cli_usage_error("plan", "--mmproj, --lora and --draft are planned on one machine (not --hw all or several hosts)");
     if (cluster && (rq->table || rq->ctx_sweep || rq->n_bench))
         return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are not made for several hosts yet (--json; --pp/--tg)");
+    /* a ranking has one row per device: none of these would show in it */
+    if (rq->hw_all && (rq->table || rq->ctx_sweep || rq->n_bench))
+        return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are for one machine; --hw all ranks every "
+                                       "catalog device (--json), then name one with --hw");
     return FC_OK;
 }
 

@@ -20,6 +20,11 @@ t 2 "plan bad kv" "$bin" plan llama-3.1-8b --kv q3
 t 2 "plan bad fa" "$bin" plan llama-3.1-8b --fa maybe
 t 2 "plan unknown hw" "$bin" plan llama-3.1-8b --hw gtx-9999
 t 2 "plan q8_0 V cache without FA" "$bin" plan llama-3.1-8b --kv q8_0 --fa off
+# a ranking has no place for them: refused, not silently dropped
+for flag in "--bench tg128" "--ctx-sweep" "-o csv"; do
+    t 2 "plan --hw all $flag" "$bin" plan qwen3-8b --hw all $flag
+    grep -q "are for one machine; --hw all ranks every catalog device" "$errf" || { echo "FAIL: --hw all $flag: no reason"; cat "$errf"; fail=1; }
+done
 t 0 "plan catalog model" "$bin" plan llama-3.1-8b --hw rtx-4090
 grep -q "fits" "$out" || { echo "FAIL: plan printed no verdict"; fail=1; }
 # -o rows carry the same memory split as --json's devices (one fact, two renderings):
