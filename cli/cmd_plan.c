@@ -31,6 +31,7 @@ typedef struct plan_args {
     double budget_usd;       /* --budget: with --hw all, devices priced within it */
     const char *link;        /* --link: between the hosts of a cluster --hw */
     int n_prompt, n_gen;     /* --pp / --tg: the llama-bench tests a cluster's speed is for */
+    bool tests_given;        /* either was given */
     bool json;
     bool table;              /* -o FORMAT: the per-device table in that format */
     enum rep_format fmt;
@@ -267,6 +268,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
             if (!cli_parse_i64(optarg, 1, PLAN_CTX_MAX, &v))
                 return cli_usage_error("plan", "--%s: '%s' is not a token count", c == 0x102 ? "pp" : "tg", optarg);
             *(c == 0x102 ? &rq->n_prompt : &rq->n_gen) = (int)v;
+            rq->tests_given = true;
             break;
         case 'o':
             if (!rep_format_is_table(optarg, &rq->fmt)) return cli_usage_error("plan", "-o: say md, csv, json or jsonl");
@@ -282,6 +284,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (!rq->model) rq->model = argv[optind];
     bool cluster = plan_cluster_spec_is(rq->hw);
     if (rq->link && !cluster) return cli_usage_error("plan", "--link needs --hw with several hosts ('a=...;b=...')");
+    if (rq->tests_given && !cluster)
+        return cli_usage_error("plan", "--pp/--tg set a cluster's tests; on one machine say --bench pp%d,tg%d",
+                               rq->n_prompt, rq->n_gen);
     if (rq->mmproj_on_cpu && !rq->mmproj) return cli_usage_error("plan", "--no-mmproj-offload needs --mmproj FILE");
     if ((rq->mmproj || rq->draft || rq->n_lora) && (cluster || rq->hw_all))
         return cli_usage_error("plan", "--mmproj, --lora and --draft are planned on one machine (not --hw all or several hosts)");

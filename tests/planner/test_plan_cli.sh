@@ -20,6 +20,8 @@ t 2 "plan bad kv" "$bin" plan llama-3.1-8b --kv q3
 t 2 "plan bad fa" "$bin" plan llama-3.1-8b --fa maybe
 t 2 "plan unknown hw" "$bin" plan llama-3.1-8b --hw gtx-9999
 t 2 "plan q8_0 V cache without FA" "$bin" plan llama-3.1-8b --kv q8_0 --fa off
+t 2 "plan --pp on one machine" "$bin" plan qwen3-8b --hw rtx-4090 --pp 1024
+grep -q "on one machine say --bench pp1024,tg128" "$errf" || { echo "FAIL: --pp on one machine: no hint"; cat "$errf"; fail=1; }
 # a ranking has no place for them: refused, not silently dropped
 for flag in "--bench tg128" "--ctx-sweep" "-o csv"; do
     t 2 "plan --hw all $flag" "$bin" plan qwen3-8b --hw all $flag
