@@ -26,6 +26,7 @@ typedef struct plan_args {
     const char *hw;          /* NULL: this machine */
     plan_params params;
     double min_tps;          /* --min-tps: decode the recommendation must reach */
+    bool min_tps_given;
     bool ctx_sweep;          /* --ctx-sweep: t/s against context depth */
     bool hw_all;             /* --hw all: rank the hardware catalog */
     double budget_usd;       /* --budget: with --hw all, devices priced within it */
@@ -222,6 +223,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         case 'm':
             if (!cli_parse_f64(optarg, 0, 1e6, &rq->min_tps))
                 return cli_usage_error("plan", "--min-tps: '%s' is not a rate in 0..1e6 tokens/s", optarg);
+            rq->min_tps_given = true;
             break;
         case 's': rq->ctx_sweep = true; break;
         case 'B':
@@ -290,6 +292,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (rq->mmproj_on_cpu && !rq->mmproj) return cli_usage_error("plan", "--no-mmproj-offload needs --mmproj FILE");
     if ((rq->mmproj || rq->draft || rq->n_lora) && (cluster || rq->hw_all))
         return cli_usage_error("plan", "--mmproj, --lora and --draft are planned on one machine (not --hw all or several hosts)");
+    if (cluster && rq->min_tps_given)
+        return cli_usage_error("plan", "--min-tps sets the floor of one machine's recommendation; several hosts get "
+                                       "their splits and each host's gain, not a recommendation");
     if (cluster && (rq->table || rq->ctx_sweep || rq->n_bench))
         return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are not made for several hosts yet (--json; --pp/--tg)");
     /* a ranking has one row per device: none of these would show in it */

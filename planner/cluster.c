@@ -214,6 +214,21 @@ int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc
     return flatten(c, err);
 }
 
+int plan_cluster_use_backend(plan_cluster *c, int backend, fc_err *err) {
+    if (backend == PLAN_CPU)
+        return fc_err_set(err, FC_EINPUT, "--backend cpu: on several hosts each rpc-server serves its GPUs (a host "
+                                          "without one, its CPU); name a GPU backend, or plan one host");
+    int n_gpu = 0, rc;
+    for (int h = 0; h < c->n_host; h++) {
+        if (!c->host_hw[h].n_gpu) continue;
+        n_gpu += c->host_hw[h].n_gpu;
+        if ((rc = plan_hw_use_backend(&c->host_hw[h], backend, false, err)))
+            return fc_err_prefix(err, "--hw host %s: ", c->host_name[h]);
+    }
+    if (!n_gpu) return fc_err_set(err, FC_EINPUT, "--backend %s: no host has a GPU to run it on", plan_backend_name(backend));
+    return flatten(c, err);
+}
+
 int plan_cluster_first_hosts(const plan_cluster *c, int k, plan_cluster *out, fc_err *err) {
     if (k < 1 || k > c->n_host) return fc_err_set(err, FC_EINPUT, "%d of %d hosts", k, c->n_host);
     *out = *c;

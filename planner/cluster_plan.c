@@ -394,6 +394,7 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
     out->n_prompt = rq->n_prompt > 0 ? rq->n_prompt : PLAN_TEST_PP;
     out->n_gen = rq->n_gen > 0 ? rq->n_gen : PLAN_TEST_TG;
     int rc = plan_cluster_resolve(c, rq->cluster, rq->link, err);
+    if (!rc && rq->set_backend) rc = plan_cluster_use_backend(c, rq->backend, err);
     if (rc) return rc;
     if (p->n_tensor_split > (uint32_t)c->hw.n_gpu)
         return fc_err_set(err, FC_EINPUT, "--tensor-split: %u values for %d devices", p->n_tensor_split, c->hw.n_gpu);

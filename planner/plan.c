@@ -38,7 +38,7 @@ static int request_check(const plan_request *rq, fc_err *err) {
     return FC_OK;
 }
 
-int plan_hw_use_backend(plan_hw *hw, int backend, fc_err *err) {
+int plan_hw_use_backend(plan_hw *hw, int backend, bool cpu_way_out, fc_err *err) {
     if (backend < 0 || backend >= PLAN_BACKEND_COUNT) return fc_err_set(err, FC_EINPUT, "backend %d unknown", backend);
     const char *name = plan_backend_name(backend);
     if (backend != PLAN_CPU && !hw->n_gpu)
@@ -56,8 +56,8 @@ int plan_hw_use_backend(plan_hw *hw, int backend, fc_err *err) {
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, plan_backend_name(b));
             k++;
         }
-        return fc_err_set(err, FC_EINPUT, "--backend %s: llama.cpp cannot run %s on the %s; it runs %s there (or "
-                          "--backend cpu)", name, name, hw->gpu[g].name, list);
+        return fc_err_set(err, FC_EINPUT, "--backend %s: llama.cpp cannot run %s on the %s; it runs %s there%s", name,
+                          name, hw->gpu[g].name, list, cpu_way_out ? " (or --backend cpu)" : "");
     }
     for (int g = 0; g < hw->n_gpu; g++) hw->gpu[g].backend = backend;
     return FC_OK;
@@ -128,7 +128,7 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     r->hw = *rq->hw;
     r->params = rq->params;
     if (rq->set_backend) {
-        int rc = plan_hw_use_backend(&r->hw, rq->backend, err);
+        int rc = plan_hw_use_backend(&r->hw, rq->backend, true, err);
         if (rc) return rc;
         if (rq->backend == PLAN_CPU) r->params.n_gpu_layers = 0; /* the CPU backend: no layers on the GPUs */
     }

@@ -1068,8 +1068,9 @@ typedef struct plan_result {
 int plan_make(const plan_request *rq, plan_result *res, fc_err *err);
 /* --backend: every GPU of hw runs it. FC_EINPUT, naming what the GPU does run,
  * where one cannot (a Radeon has no Metal), or where there is no GPU for a
- * GPU backend; the CPU backend runs anywhere. */
-int plan_hw_use_backend(plan_hw *hw, int backend, fc_err *err);
+ * GPU backend; the CPU backend runs anywhere. cpu_way_out: the message names
+ * --backend cpu as the other choice (one machine; a cluster refuses it). */
+int plan_hw_use_backend(plan_hw *hw, int backend, bool cpu_way_out, fc_err *err);
 void plan_result_free(plan_result *res);
 
 /* `fitcheck models --local` (planner/local.c): the GGUF models found on this
@@ -1157,6 +1158,10 @@ int plan_cluster_parse(plan_cluster *c, const char *spec, fc_err *err);
 int plan_cluster_resolve(plan_cluster *c, const char *spec, const char *link, fc_err *err);
 /* The cluster of c's first k hosts (k = 1: the main host alone), flattened. */
 int plan_cluster_first_hosts(const plan_cluster *c, int k, plan_cluster *out, fc_err *err);
+/* --backend on several hosts: every host's GPUs run it (plan_hw_use_backend;
+ * a host without a GPU still serves its CPU); cpu is refused, each rpc-server
+ * serving the GPUs it has. */
+int plan_cluster_use_backend(plan_cluster *c, int backend, fc_err *err);
 
 /* Network time of one llama_decode of n_tok tokens with kv_cells cells in
  * view: per run of layers on one remote host a round trip, the activations

@@ -34,7 +34,7 @@ int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out
          * platforms: a GPU's entry would plan this machine's CPU, and a unified
          * machine's CPU cores are not in the catalog (its figures are its GPU's). */
         fc_err unfit = {0};
-        if (rq->set_backend && (rq->backend == PLAN_CPU ? hw->n_gpu > 0 : plan_hw_use_backend(hw, rq->backend, &unfit)))
+        if (rq->set_backend && (rq->backend == PLAN_CPU ? hw->n_gpu > 0 : plan_hw_use_backend(hw, rq->backend, true, &unfit)))
             continue;
         plan_rank_row *r = &out->row[out->n++];
         r->backend = hw->n_gpu ? hw->gpu[0].backend : PLAN_CPU;

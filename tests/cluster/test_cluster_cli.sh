@@ -40,6 +40,20 @@ grep -qF -- "-ngl N keeps the other layers in the main host's RAM" <<<"$out" || 
 out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:128;b=rtx-4090' -ngl 40 2>&1)
 grep -q '^  on a  *llama-server --rpc b:50052 .* -ngl 40 .*-ts 40$' <<<"$out" && grep -q '^as asked' <<<"$out" \
     || { echo "FAIL: -ngl 40 not in the command: $out"; fail=1; }
+# --backend on several hosts: every host's GPUs run it (Vulkan decodes these CUDA cards at another rate);
+# a GPU that cannot run it, the CPU backend and --min-tps (no recommendation here) are refused by name
+cuda=$("$FC" plan llama-3.1-8b --hw 'a=rtx-4090;b=rtx-3090' --json) && vk=$("$FC" plan llama-3.1-8b --hw 'a=rtx-4090;b=rtx-3090' --backend vulkan --json) ||
+    { echo "FAIL: --backend vulkan on two hosts"; fail=1; }
+python3 -c 'import json,sys; a, b = (json.loads(x)["default_split"]["tg_tps"] for x in sys.argv[1:]); sys.exit(abs(a - b) < 1e-9)' "$cuda" "$vk" ||
+    { echo "FAIL: --backend vulkan did not change the cluster's speed"; fail=1; }
+for args in "--backend cuda|host b: --backend CUDA: llama.cpp cannot run CUDA on the Apple M2 Ultra; it runs Metal or Vulkan there" \
+            "--backend cpu|--backend cpu: on several hosts each rpc-server serves its GPUs" \
+            "--min-tps 20|--min-tps sets the floor of one machine's recommendation"; do
+    msg=$("$FC" plan llama-3.1-8b --hw 'a=rtx-4090;b=apple-m2-ultra:192' ${args%%|*} 2>&1)
+    rc=$?
+    { [ $rc -eq 2 ] && grep -qF -- "${args#*|}" <<<"$msg" && ! grep -q "or --backend cpu" <<<"$msg"; } ||
+        { echo "FAIL: ${args%%|*} on two hosts: rc $rc, $msg"; fail=1; }
+done
 while IFS='|' read -r hw link why; do
     msg=$("$FC" plan llama-3.1-8b --hw "$hw" ${link:+--link "$link"} 2>&1)
     rc=$?
