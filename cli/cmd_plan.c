@@ -45,6 +45,7 @@ typedef struct plan_args {
     int n_lora;
     bool mmproj_on_cpu;
     int32_t draft_ngl;
+    bool draft_ngl_given;
 } plan_args;
 
 static void plan_usage(FILE *out) {
@@ -263,6 +264,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
             if (!strcmp(optarg, "all") || !strcmp(optarg, "auto")) rq->draft_ngl = PLAN_NGL_ALL;
             else if (cli_parse_i64(optarg, 0, PLAN_NGL_FLAG_MAX, &v)) rq->draft_ngl = (int32_t)v;
             else return cli_usage_error("plan", "--ngld: '%s' is not a layer count", optarg);
+            rq->draft_ngl_given = true;
             break;
         case 0x101: rq->link = optarg; break;
         case 0x102:
@@ -290,6 +292,9 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         return cli_usage_error("plan", "--pp/--tg set a cluster's tests; on one machine say --bench pp%d,tg%d",
                                rq->n_prompt, rq->n_gen);
     if (rq->mmproj_on_cpu && !rq->mmproj) return cli_usage_error("plan", "--no-mmproj-offload needs --mmproj FILE");
+    if (rq->draft_ngl_given && !rq->draft) return cli_usage_error("plan", "--ngld needs --draft MODEL");
+    if (rq->hw_all && rq->params.n_tensor_split)
+        return cli_usage_error("plan", "--tensor-split splits the GPUs --hw names; --hw all plans one device each");
     if ((rq->mmproj || rq->draft || rq->n_lora) && (cluster || rq->hw_all))
         return cli_usage_error("plan", "--mmproj, --lora and --draft are planned on one machine (not --hw all or several hosts)");
     if (cluster && rq->min_tps_given)

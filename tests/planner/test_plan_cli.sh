@@ -22,6 +22,10 @@ t 2 "plan unknown hw" "$bin" plan llama-3.1-8b --hw gtx-9999
 t 2 "plan q8_0 V cache without FA" "$bin" plan llama-3.1-8b --kv q8_0 --fa off
 t 2 "plan --pp on one machine" "$bin" plan qwen3-8b --hw rtx-4090 --pp 1024
 grep -q "on one machine say --bench pp1024,tg128" "$errf" || { echo "FAIL: --pp on one machine: no hint"; cat "$errf"; fail=1; }
+t 2 "plan --ngld without --draft" "$bin" plan qwen3-8b --hw rtx-4090 --ngld 5
+grep -q "ngld needs --draft MODEL" "$errf" || { echo "FAIL: --ngld alone: no reason"; cat "$errf"; fail=1; }
+t 2 "plan --hw all --tensor-split" "$bin" plan qwen3-8b --hw all --tensor-split 1,1
+grep -q "hw all plans one device each" "$errf" || { echo "FAIL: --hw all -ts: no reason"; cat "$errf"; fail=1; }
 # a ranking has no place for them: refused, not silently dropped
 for flag in "--bench tg128" "--ctx-sweep" "-o csv"; do
     t 2 "plan --hw all $flag" "$bin" plan qwen3-8b --hw all $flag
