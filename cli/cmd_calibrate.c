@@ -81,6 +81,9 @@ static int calibrate_parse(int argc, char **argv, calibrate_request *rq) {
     if (!rq->n_files) return cli_usage_error("calibrate", "no measurement FILE given");
     if (rq->evaluate && (rq->cross_validate || rq->csv || rq->from_prior))
         return cli_usage_error("calibrate", "--evaluate fits nothing: not with --cross-validate, --csv or --from-prior");
+    if (rq->out && rq->dry_run)
+        return cli_usage_error("calibrate", "--out says where to save, and --dry-run, --evaluate and --cross-validate "
+                                            "save nothing");
     return FC_OK;
 }
 

@@ -17,6 +17,8 @@ t() { # expected-status description command...
 t 0 "calibrate --help" "$bin" calibrate --help
 t 2 "calibrate without files" "$bin" calibrate
 t 2 "calibrate bad flag" "$bin" calibrate --frobnicate x
+t 2 "calibrate --evaluate --out" "$bin" calibrate --evaluate --out "$tmp/never.json" "$src/data/holdout_bench.csv"
+grep -q "save nothing" "$errf" && [ ! -e "$tmp/never.json" ] || { echo "FAIL: --evaluate --out: no reason, or a file"; cat "$errf"; fail=1; }
 t 2 "calibrate missing file" "$bin" calibrate "$tmp/none.json"
 printf '[{"model_type":"llama 7B Q4_0","model_size":3825065984,"model_n_params":6738415616,"n_threads":4,"n_prompt":0,"n_gen":128,"avg_ts":"fast"}]' >"$tmp/bad.json"
 t 2 "calibrate hostile json" "$bin" calibrate "$tmp/bad.json"
