@@ -76,6 +76,9 @@ typedef struct run_opts {
     uint64_t seed;
     int isa, type_k, type_v;
     bool bench, force, chat, ids, no_bw_probe;
+    /* the last flag given that only a benchmark reads, and one that only generation reads:
+     * each refused in the other mode rather than dropped */
+    const char *bench_flag, *gen_flag;
 } run_opts;
 
 /* "512,1024" -> values; false on anything else. */
@@ -360,7 +363,7 @@ int cli_run(int argc, char **argv) {
             o.model = optarg;
             break;
         case 'h': usage(stdout); return 0;
-        case OPT_TOKENS: o.tokens = optarg; break;
+        case OPT_TOKENS: o.tokens = optarg, o.gen_flag = "--tokens"; break;
         case 'n': {
             uint32_t tmp[ENG_BENCH_MAX_TESTS], cnt;
             if (!parse_list(optarg, tmp, ENG_BENCH_MAX_TESTS, &cnt, RUN_MAX_GEN))
@@ -369,31 +372,36 @@ int cli_run(int argc, char **argv) {
             break;
         }
         case 'p': o.prompt = optarg; break;
-        case OPT_JSON: o.fmt = "json"; break;
-        case OPT_SAVE: o.save = optarg; break;
+        case OPT_JSON: o.fmt = "json", o.bench_flag = "--json"; break;
+        case OPT_SAVE: o.save = optarg, o.bench_flag = "--save"; break;
         case OPT_FORCE: o.force = true; break;
         case OPT_BENCH: o.bench = true; break;
-        case OPT_CHAT: o.chat = true; break;
-        case OPT_IDS: o.ids = true; break;
-        case OPT_NO_BW: o.no_bw_probe = true; break;
+        case OPT_CHAT: o.chat = true, o.gen_flag = "--chat"; break;
+        case OPT_IDS: o.ids = true, o.gen_flag = "--ids"; break;
+        case OPT_NO_BW: o.no_bw_probe = true, o.bench_flag = "--no-bw-probe"; break;
         case OPT_TEMP:
             if (!cli_parse_f64(optarg, 0, 100, &o.temp)) return cli_usage_error("run", "--temp must be 0..100");
+            o.gen_flag = "--temp";
             break;
         case OPT_TOPP:
             if (!cli_parse_f64(optarg, 1e-6, 1, &o.top_p)) return cli_usage_error("run", "--top-p must be in (0, 1]");
+            o.gen_flag = "--top-p";
             break;
         case OPT_TOPK:
             if (!cli_parse_i64(optarg, 0, INT32_MAX, &v)) return cli_usage_error("run", "--top-k must be >= 0");
             o.top_k = (uint32_t)v;
+            o.gen_flag = "--top-k";
             break;
         case OPT_SEED:
             if (!cli_parse_f64(optarg, 0, 1.8e19, &f) || f != floor(f)) return cli_usage_error("run", "--seed must be a whole number >= 0");
             o.seed = (uint64_t)f;
+            o.gen_flag = "--seed";
             break;
         case 'o':
             if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json") && strcmp(optarg, "jsonl"))
                 return cli_usage_error("run", "-o must be md, csv, json or jsonl, not '%s'", optarg);
             o.fmt = optarg;
+            o.bench_flag = "-o";
             break;
         case OPT_CTK:
         case OPT_CTV: {
@@ -412,10 +420,12 @@ int cli_run(int argc, char **argv) {
             if (!cli_parse_i64(optarg, 0, RUN_MAX_CTX, &v))
                 return cli_usage_error("run", "-d/--depth: '%s' is not a depth in 0..%u", optarg, RUN_MAX_CTX);
             o.depth = (uint32_t)v;
+            o.bench_flag = "-d/--depth";
             break;
         case 'r':
             if (!cli_parse_i64(optarg, 1, 64, &v)) return cli_usage_error("run", "-r/--reps: '%s' is not a repetition count in 1..64", optarg);
             o.reps = (uint32_t)v;
+            o.bench_flag = "-r/--reps";
             break;
         case 't':
             if (!cli_parse_i64(optarg, 1, ENG_MAX_THREADS, &v))
@@ -431,6 +441,8 @@ int cli_run(int argc, char **argv) {
     }
     if (o.model ? optind != argc : optind != argc - 1) return cli_usage_error("run", "expected one MODEL.gguf argument");
     if (!o.model) o.model = argv[optind];
+    if (!o.bench && o.bench_flag) return cli_usage_error("run", "%s is for --bench", o.bench_flag);
+    if (o.bench && o.gen_flag) return cli_usage_error("run", "%s is for generating text, not --bench", o.gen_flag);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && o.threads > (uint32_t)cpus)
         fprintf(stderr, "fitcheck run: warning: -t %u asks for more threads than the %ld CPUs here; they will share "

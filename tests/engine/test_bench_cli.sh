@@ -44,5 +44,19 @@ XDG_CACHE_HOME=$tmp "$bin" run "$model" --bench -p 0 -n 2 -r 1 -t 1 --no-bw-prob
     { echo "FAIL: run --bench --no-bw-probe failed"; fail=1; }
 python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); assert not r["read_gbs_now"] and not r["predicted_now_ts"], r' \
     "$tmp/out2.jsonl" || { echo "FAIL: --no-bw-probe still probed"; fail=1; }
+# a flag only the other mode reads is refused by name, not dropped (and no file is written)
+while IFS='|' read -r args why; do
+    # shellcheck disable=SC2086
+    msg=$("$bin" run "$model" $args 2>&1 >/dev/null)
+    rc=$?
+    { [ $rc -eq 2 ] && grep -qF -- "$why" <<<"$msg"; } || { echo "FAIL: run $args: rc $rc, $msg"; fail=1; }
+done <<EOF
+-p hi -n 2 -d 16|-d/--depth is for --bench
+-p hi -n 2 --save $tmp/never.jsonl|--save is for --bench
+-p hi -n 2 -o json|-o is for --bench
+--bench -p 8 -n 2 --temp 0|--temp is for generating text, not --bench
+--bench -p 8 -n 2 --chat|--chat is for generating text, not --bench
+EOF
+[ ! -e "$tmp/never.jsonl" ] || { echo "FAIL: a refused run wrote its --save file"; fail=1; }
 [ $fail = 0 ] && echo "bench_cli: ok"
 exit $fail
