@@ -135,6 +135,9 @@ int cli_probe(int argc, char **argv) {
     probe_options opt = {.models_dir = "."};
     const char *out = NULL, *show_file = NULL, *peer = NULL;
     bool json = false, do_show = false, force = false;
+    /* the last flag given that only a measurement of this machine reads (--show measures
+     * nothing, --peer only the link): refused there rather than dropped */
+    const char *machine_flag = NULL;
     enum rep_format fmt_value;
     const enum rep_format *fmt = NULL; /* -o FORMAT: a table on stdout */
     int c;
@@ -153,6 +156,7 @@ int cli_probe(int argc, char **argv) {
             if (!cli_parse_i64(optarg, 1, PROBE_MAX_THREADS, &n))
                 return cli_usage_error("probe", "--threads wants 1..%d, not '%s'", PROBE_MAX_THREADS, optarg);
             opt.threads = (int)n;
+            machine_flag = "-t/--threads";
             break;
         }
         case OPT_SHOW:
@@ -161,17 +165,22 @@ int cli_probe(int argc, char **argv) {
             show_file = optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
             break;
         case OPT_JSON: json = true; break;
-        case OPT_NO_GPU: opt.no_gpu = true; break;
-        case OPT_GPU_ONLY: opt.gpu_only = true; break;
-        case OPT_QUICK: opt.quick = true; break;
-        case OPT_MODELS_DIR: opt.models_dir = optarg; break;
+        case OPT_NO_GPU: opt.no_gpu = true, machine_flag = "--no-gpu"; break;
+        case OPT_GPU_ONLY: opt.gpu_only = true, machine_flag = "--gpu-only"; break;
+        case OPT_QUICK: opt.quick = true, machine_flag = "--quick"; break;
+        case OPT_MODELS_DIR: opt.models_dir = optarg, machine_flag = "--models-dir"; break;
         case OPT_PEER: peer = optarg; break;
         case OPT_FORCE: force = true; break;
         default: return cli_usage_error("probe", "unknown option");
         }
     }
     if (optind < argc) return cli_usage_error("probe", "unexpected argument '%s'", argv[optind]);
+    if (do_show && (machine_flag || peer || force || out))
+        return cli_usage_error("probe", "--show measures nothing: %s is for a measurement",
+                               machine_flag ? machine_flag : peer ? "--peer" : force ? "--force" : "-o FILE");
     if (do_show) return show(show_file, json, fmt);
+    if (peer && machine_flag)
+        return cli_usage_error("probe", "--peer measures the link only: %s is for a probe of this machine", machine_flag);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && opt.threads > cpus)
         fprintf(stderr, "fitcheck probe: warning: -t %d asks for more threads than the %ld CPUs here; they share "

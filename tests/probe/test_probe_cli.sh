@@ -22,6 +22,13 @@ t 2 "threads not a number" "$bin" probe --threads many
 t 2 "stray argument" "$bin" probe extra
 t 2 "models dir missing" "$bin" probe --no-gpu --models-dir "$dir/nowhere"
 t 2 "--show of a missing file" "$bin" probe --show "$dir/none.json"
+# --show measures nothing and --peer only the link: a flag of a machine probe is refused by name
+t 2 "--show with --quick" "$bin" probe --show --quick
+grep -q "show measures nothing: --quick is for a measurement" "$dir/err" || { echo "FAIL: --show --quick: no reason"; fail=1; }
+t 2 "--show with -o FILE" "$bin" probe --show -o "$dir/never.json"
+[ ! -e "$dir/never.json" ] || { echo "FAIL: --show -o FILE wrote a file"; fail=1; }
+t 2 "--peer with -t" "$bin" probe --peer 127.0.0.1 -t 2
+grep -q "peer measures the link only: -t/--threads" "$dir/err" || { echo "FAIL: --peer -t: no reason"; fail=1; }
 echo '{"schema_version": 1, "n_cores": "x"}' >"$dir/bad.json"
 t 2 "--show of a malformed profile" "$bin" probe --show "$dir/bad.json"
 grep -q "n_cores" "$dir/err" || { echo "FAIL: malformed profile message does not name the field"; fail=1; }
