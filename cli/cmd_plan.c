@@ -315,8 +315,17 @@ static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
         else rep_cluster_text(stdout, r->cluster);
         return FC_OK;
     }
-    if (a->n_bench > 0) /* llama-bench's own formats: md unless -o says otherwise; --json is -o json */
-        return rep_plan_bench_write(r, stdout, a->table ? a->fmt : a->json ? REP_FMT_JSON : REP_FMT_MD, err);
+    if (a->n_bench > 0) { /* llama-bench's own formats: md unless -o says otherwise; --json is -o json */
+        int rc = rep_plan_bench_write(r, stdout, a->table ? a->fmt : a->json ? REP_FMT_JSON : REP_FMT_MD, err);
+        for (int i = 0; !rc && i < r->n_bench; i++) {
+            char name[PLAN_BENCH_NAME_MAX];
+            if (!(r->bench_tps[i] > 0))
+                fprintf(stderr, "fitcheck plan: %s does not fit at the context llama-bench gives it, %u tokens "
+                        "('fitcheck plan --ctx %u' shows where the memory goes)\n",
+                        plan_bench_test_name(&r->bench[i], name, sizeof name), r->bench_ctx[i], r->bench_ctx[i]);
+        }
+        return rc;
+    }
     if (a->table) {
         rep_table *t = rep_plan_table(r, err);
         int rc = t ? rep_table_write(t, stdout, a->fmt, err) : err->status;

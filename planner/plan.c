@@ -91,21 +91,35 @@ static void commands_fill(const plan_request *rq, plan_result *r) {
                       r->rec_file, r->rec_llama, sizeof r->rec_llama, r->rec_ollama, sizeof r->rec_ollama);
 }
 
-/* llama-bench's tests on the requested placement, as llama-bench would report them. */
+/* llama-bench's tests on the requested placement, as llama-bench would report them. Each
+ * runs at the context llama-bench gives it, n_prompt + n_gen + n_depth (tools/llama-bench,
+ * its cparams.n_ctx), not --ctx: pp512 at depth 65536 needs the KV cache of 66048 cells,
+ * which may not fit where --ctx 4096 does (and tg128 may fit where --ctx does not). A
+ * test that does not fit has no speed (bench_tps 0): llama-bench would fail to load it. */
 static int bench_fill(const plan_request *rq, plan_result *r, const plan_efficiency *e, fc_err *err) {
     if (rq->n_bench < 0 || rq->n_bench > PLAN_BENCH_MAX)
         return fc_err_set(err, FC_EINPUT, "--bench: %d tests (at most %d)", rq->n_bench, PLAN_BENCH_MAX);
-    plan_speed_setup *s = calloc(1, sizeof *s);
-    if (!s) return fc_err_set(err, FC_ERUNTIME, "out of memory");
-    int rc = plan_speed_from_plan(s, rq->model, &r->hw, &r->mem, &r->params, err);
+    plan_memory *mem = fc_malloc(sizeof *mem, err);
+    if (!mem) return FC_ERUNTIME;
+    int rc = FC_OK;
     for (int i = 0; !rc && i < rq->n_bench; i++) {
-        r->bench[i] = rq->bench[i];
         const plan_bench_test *t = &rq->bench[i];
-        r->bench_tps[i] = plan_speed_paged_tps(&r->speed, &r->mem, r->params.n_ubatch, t->n_prompt, t->n_gen,
-                                               plan_bench_predict(s, e, t));
+        plan_params q = r->params;
+        q.n_ctx = (uint32_t)(t->n_prompt + t->n_gen + t->n_depth);
+        r->bench[i] = *t;
+        r->bench_ctx[i] = q.n_ctx;
+        r->bench_tps[i] = 0;
         r->n_bench++;
+        if ((rc = plan_memory_compute(mem, rq->model, &r->hw, &q, err)) || mem->verdict == PLAN_NO_FIT) continue;
+        plan_speed_setup *s = fc_malloc(sizeof *s, err);
+        plan_speed_result sr;
+        if (!s) rc = FC_ERUNTIME;
+        else if (!(rc = plan_speed_predict(rq->model, &r->hw, mem, &q, e, 0, &sr, err)) &&
+                 !(rc = plan_speed_from_plan(s, rq->model, &r->hw, mem, &q, err)))
+            r->bench_tps[i] = plan_speed_paged_tps(&sr, mem, q.n_ubatch, t->n_prompt, t->n_gen, plan_bench_predict(s, e, t));
+        free(s);
     }
-    free(s);
+    free(mem);
     return rc;
 }
 
@@ -193,7 +207,8 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
                      "model (docs/speed-model.md)", r->hw.gpu[g].id, 100 * share, 100 * PLAN_CUDA_CORE_SHARE_FITTED);
     }
     if (r->has_speed && (rq->want & PLAN_WANT_SWEEP) && (rc = sweep_fill(rq, r, e, err))) goto out;
-    if (r->has_speed && rq->n_bench > 0 && (rc = bench_fill(rq, r, e, err))) goto out;
+    /* each test has its own context: one may fit where the requested placement does not */
+    if (rq->n_bench > 0 && (r->has_speed || r->mem.verdict == PLAN_NO_FIT) && (rc = bench_fill(rq, r, e, err))) goto out;
     if (rq->want & PLAN_WANT_CHOICE) {
         r->choice = calloc(1, sizeof *r->choice);
         if (!r->choice) rc = fc_err_set(err, FC_ERUNTIME, "out of memory");

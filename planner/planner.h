@@ -1053,7 +1053,8 @@ typedef struct plan_result {
     int n_note;
     char verdict_advice[PLAN_NOTE_LEN]; /* what to change when the requested placement does not fit, else "" */
     plan_bench_test bench[PLAN_BENCH_MAX]; /* the request's --bench tests, predicted for the requested placement */
-    double bench_tps[PLAN_BENCH_MAX];
+    double bench_tps[PLAN_BENCH_MAX];      /* 0: the test does not fit at its context */
+    uint32_t bench_ctx[PLAN_BENCH_MAX];    /* the context llama-bench gives it: n_prompt + n_gen + n_depth */
     int n_bench;
     struct plan_cluster_plan *cluster; /* a request with a cluster: the whole plan is here (the rest is empty) */
     bool has_spec;                 /* a draft model was given and both speeds are known */

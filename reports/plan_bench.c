@@ -12,6 +12,14 @@
 int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc_err *err) {
     if (r->n_bench <= 0) return fc_err_set(err, FC_EINPUT, "no --bench tests were predicted (no speed: %s)",
                                            r->speed_note[0] ? r->speed_note : "none asked");
+    int fitting = 0;
+    for (int i = 0; i < r->n_bench; i++) fitting += r->bench_tps[i] > 0;
+    if (!fitting) {
+        char name[PLAN_BENCH_NAME_MAX];
+        return fc_err_set(err, FC_EINPUT, "no --bench test fits: llama-bench gives %s a context of %u tokens ('fitcheck "
+                          "plan --ctx %u' shows where the memory goes)", plan_bench_test_name(&r->bench[0], name,
+                          sizeof name), r->bench_ctx[0], r->bench_ctx[0]);
+    }
     plan_bench_record *rows = calloc((size_t)r->n_bench, sizeof *rows);
     if (!rows) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     const model_desc *m = r->model;
