@@ -133,8 +133,7 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         rep_cell_str(t, B_TIME, r->test_time);
         rep_cell_i64(t, B_AVG_NS, (int64_t)r->avg_ns);
         rep_cell_i64(t, B_SD_NS, (int64_t)r->stddev_ns);
-        if (r->avg_ts > 0) rep_cell_f64(t, B_AVG_TS, r->avg_ts, 6);
-        else rep_cell_none(t, B_AVG_TS); /* a predicted test that does not fit */
+        rep_cell_f64(t, B_AVG_TS, r->avg_ts, 6);
         rep_cell_f64(t, B_SD_TS, r->stddev_ts, 6);
         rep_cell_ts(t, B_TS, r->avg_ts, r->stddev_ts);
         if (r->predicted_ts > 0 && r->avg_ts > 0) {

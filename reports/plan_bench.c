@@ -29,8 +29,10 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
     uint32_t gpu_layers = 0;
     for (int g = 0; g < r->hw.n_gpu; g++) gpu_layers += r->mem.gpu[g].n_layers;
     if (gpu_layers > 0 && r->hw.n_gpu > 0) be = r->hw.gpu[0].backend;
+    int n = 0; /* the tests that fit: one that does not has no record (the caller says so) */
     for (int i = 0; i < r->n_bench; i++) {
-        plan_bench_record *b = &rows[i];
+        if (!(r->bench_tps[i] > 0)) continue;
+        plan_bench_record *b = &rows[n++];
         snprintf(b->build_commit, sizeof b->build_commit, "%s", PLAN_BENCH_PREDICTED);
         snprintf(b->engine, sizeof b->engine, "llama.cpp");
         snprintf(b->backends, sizeof b->backends, "%s", plan_backend_name(be));
@@ -51,7 +53,7 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
         int tokens = b->test.n_prompt + b->test.n_gen;
         if (b->avg_ts > 0) b->avg_ns = 1e9 * tokens / b->avg_ts;
     }
-    int rc = rep_bench_write(rows, r->n_bench, fp, fmt, err);
+    int rc = rep_bench_write(rows, n, fp, fmt, err);
     free(rows);
     return rc;
 }

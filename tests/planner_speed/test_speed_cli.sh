@@ -137,10 +137,11 @@ assert r[2]["avg_ts"] < r[1]["avg_ts"] and r[3]["avg_ts"] < r[0]["avg_ts"], "spe
 assert r[1]["avg_ts"] < 1008e9 / r[1]["model_size"], r[1]
 PY
 # each test at the context llama-bench gives it (n_prompt + n_gen + n_depth), not --ctx: on two 24 GB
-# cards 70B Q4_K_M runs pp512 but not pp512 at depth 65536 (its KV cache alone is ~20 GiB), and
-# tg128 runs even where --ctx 131072 would not fit
+# cards 70B Q4_K_M runs pp512 but not pp512 at depth 65536 (its KV cache alone is ~20 GiB): no record
+# for that one (the records stay what calibrate and report read), a line on stderr; and tg128 runs even
+# where --ctx 131072 would not fit
 t 0 "plan --bench beyond the memory" "$bin" plan llama-3.1-70b --hw rtx-3090,rtx-3090 --bench "pp512,pp512@d65536" -o json
-python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r[0]["avg_ts"] > 0 and r[1]["avg_ts"] is None and r[1]["n_depth"] == 65536, r' "$out" ||
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert len(r) == 1 and r[0]["avg_ts"] > 0 and r[0]["n_depth"] == 0, r' "$out" ||
     { echo "FAIL: a test beyond the memory has a speed"; fail=1; }
 grep -q "pp512 @ d65536 does not fit at the context llama-bench gives it, 66048 tokens" "$errf" || { echo "FAIL: no note for the test that does not fit"; cat "$errf"; fail=1; }
 t 0 "plan --bench where --ctx does not fit" "$bin" plan llama-3.1-70b --hw rtx-3090,rtx-3090 --ctx 131072 --bench tg128 -o json
