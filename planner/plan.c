@@ -100,8 +100,8 @@ static int bench_fill(const plan_request *rq, plan_result *r, const plan_efficie
     if (rq->n_bench < 0 || rq->n_bench > PLAN_BENCH_MAX)
         return fc_err_set(err, FC_EINPUT, "--bench: %d tests (at most %d)", rq->n_bench, PLAN_BENCH_MAX);
     plan_memory *mem = fc_malloc(sizeof *mem, err);
-    if (!mem) return FC_ERUNTIME;
-    int rc = FC_OK;
+    plan_speed_setup *s = mem ? fc_malloc(sizeof *s, err) : NULL;
+    int rc = s ? FC_OK : FC_ERUNTIME;
     for (int i = 0; !rc && i < rq->n_bench; i++) {
         const plan_bench_test *t = &rq->bench[i];
         plan_params q = r->params;
@@ -110,15 +110,14 @@ static int bench_fill(const plan_request *rq, plan_result *r, const plan_efficie
         r->bench_ctx[i] = q.n_ctx;
         r->bench_tps[i] = 0;
         r->n_bench++;
-        if ((rc = plan_memory_compute(mem, rq->model, &r->hw, &q, err)) || mem->verdict == PLAN_NO_FIT) continue;
-        plan_speed_setup *s = fc_malloc(sizeof *s, err);
-        plan_speed_result sr;
-        if (!s) rc = FC_ERUNTIME;
-        else if (!(rc = plan_speed_predict(rq->model, &r->hw, mem, &q, e, 0, &sr, err)) &&
-                 !(rc = plan_speed_from_plan(s, rq->model, &r->hw, mem, &q, err)))
-            r->bench_tps[i] = plan_speed_paged_tps(&sr, mem, q.n_ubatch, t->n_prompt, t->n_gen, plan_bench_predict(s, e, t));
-        free(s);
+        if ((rc = plan_memory_compute(mem, rq->model, &r->hw, &q, err)) || mem->verdict == PLAN_NO_FIT ||
+            (rc = plan_speed_from_plan(s, rq->model, &r->hw, mem, &q, err)))
+            continue;
+        plan_speed_result paged;
+        plan_speed_paged_read(s, &r->hw, mem, &paged);
+        r->bench_tps[i] = plan_speed_paged_tps(&paged, mem, q.n_ubatch, t->n_prompt, t->n_gen, plan_bench_predict(s, e, t));
     }
+    free(s);
     free(mem);
     return rc;
 }

@@ -858,9 +858,12 @@ uint32_t plan_full_depth(const plan_params *p);
 
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err);
+/* What a paged host (PLAN_PAGED) reads from storage per token, into r's
+ * paged_bytes and storage fields (plan_speed_predict fills them too). */
+void plan_speed_paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r);
 /* tps of a test of n_prompt + n_gen tokens on a paged host (r from
- * plan_speed_predict: paged_bytes > 0) with the storage reads added; tps
- * unchanged when nothing pages. */
+ * plan_speed_predict or plan_speed_paged_read: paged_bytes > 0) with the
+ * storage reads added; tps unchanged when nothing pages. */
 double plan_speed_paged_tps(const plan_speed_result *r, const plan_memory *mem, uint32_t n_ubatch, int n_prompt,
                             int n_gen, double tps);
 

@@ -110,7 +110,7 @@ static double paged_missing(const plan_memory *mem) {
     return missing < (double)h->mapped ? missing : (double)h->mapped;
 }
 
-static void paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r) {
+void plan_speed_paged_read(const plan_speed_setup *s, const plan_hw *hw, const plan_memory *mem, plan_speed_result *r) {
     /* every field set here whatever the verdict: callers reuse results */
     r->paged_bytes = r->storage_gbs = 0;
     r->storage_assumed = false;
@@ -148,7 +148,7 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         r->numa = s->numa[0];
         r->pp_depth = plan_speed_pp_tps(s, e, PLAN_TEST_PP, (int)depth);
         r->tg_depth = plan_speed_tg_tps(s, e, PLAN_TEST_TG, (int)depth);
-        paged_read(s, hw, mem, r);
+        plan_speed_paged_read(s, hw, mem, r);
         double tg_in_ram = r->tg128;
         r->tg128 = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg128);
         /* storage when its reads take longer than the rest of a token; else at tg128's mean depth */
