@@ -269,11 +269,12 @@ void plan_cluster_rpc_cmd(const plan_cluster *c, int h, int numa, char *buf, siz
      * node's cores: rpc-server's default -t is half the machine's hardware threads, and it
      * has no --numa of its own, so a part that does not fit one node runs as it is. */
     const plan_device *cpu = &c->host_hw[h].host;
-    if (numa == PLAN_NUMA_PIN)
-        snprintf(buf, cap, "numactl --cpunodebind=%d --membind=%d ggml-rpc-server -H %s -p %d -c -t %d", cpu->numa_node,
-                 cpu->numa_node, addr, PLAN_RPC_PORT, cpu->numa_cores);
-    else
-        snprintf(buf, cap, "ggml-rpc-server -H %s -p %d -c", addr, PLAN_RPC_PORT);
+    char bind[64] = "", threads[16] = "";
+    if (numa == PLAN_NUMA_PIN) {
+        plan_numa_bind(cpu, bind, sizeof bind);
+        snprintf(threads, sizeof threads, " -t %d", cpu->numa_cores);
+    }
+    snprintf(buf, cap, "%sggml-rpc-server -H %s -p %d -c%s", bind, addr, PLAN_RPC_PORT, threads);
 }
 
 void plan_cluster_llama_cmd(const plan_cluster *c, const plan_params *p, const uint32_t *layers, int numa,

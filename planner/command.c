@@ -130,7 +130,7 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
     /* One NUMA node: bound by numactl, with that node's cores as threads
      * (llama.cpp's default -t counts every core of the machine). */
     bool pin = numa == PLAN_NUMA_PIN && host;
-    if (pin) APPEND("numactl --cpunodebind=%d --membind=%d ", host->numa_node, host->numa_node);
+    if (pin && n < cap) n += plan_numa_bind(host, buf + n, cap - n);
     /* A model by URL: llama.cpp downloads it itself (-mu, --model-url). */
     APPEND("llama-server %s ", http_is_url(file) ? "-mu" : "-m");
     if (n < cap) n += shell_quote(buf + n, cap - n, file);

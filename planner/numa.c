@@ -91,6 +91,11 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need) {
     return host->numa_cores > 0 && need->total <= plan_numa_free(host) ? PLAN_NUMA_PIN : PLAN_NUMA_SPREAD;
 }
 
+size_t plan_numa_bind(const plan_device *host, char *buf, size_t cap) {
+    int n = snprintf(buf, cap, "numactl --cpunodebind=%d --membind=%d ", host->numa_node, host->numa_node);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
+
 /* An rpc-server's CPU (host->rpc) is bound the same way, but has no --numa
  * distribute to spread with: a part bigger than a node runs unbound. */
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap) {

@@ -263,6 +263,10 @@ int plan_numa_place(const plan_device *host, const plan_dev_mem *need);
 /* The host part's share of the pinned node's memory free now: the node's
  * memory times the host's free fraction. */
 uint64_t plan_numa_free(const plan_device *host);
+/* The command prefix that binds a server to host's node (PLAN_NUMA_PIN):
+ * "numactl --cpunodebind=N --membind=N "; the bytes written. The server
+ * then takes the node's cores as its threads (-t numa_cores). */
+size_t plan_numa_bind(const plan_device *host, char *buf, size_t cap);
 /* One line for the plan's notes on what `numa` does there ("" for PLAN_NUMA_ONE). */
 void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa, char *buf, size_t cap);
 
