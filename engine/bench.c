@@ -105,6 +105,7 @@ static void bench_record(plan_bench_record *r, const eng_model *m, const eng_par
     snprintf(r->engine, sizeof r->engine, "fitcheck");
     snprintf(r->isa, sizeof r->isa, "%s", eng_isa_name(p->isa));
     r->n_batch = r->n_ubatch = (int)p->n_ubatch;
+    r->flash_attn = PLAN_BENCH_FA_AUTO; /* the engine has one attention kernel, no llama.cpp -fa to record */
     r->n_threads = (int)p->n_threads;
     snprintf(r->type_k, sizeof r->type_k, "%s", eng_kv_type_name(p->type_k));
     snprintf(r->type_v, sizeof r->type_v, "%s", eng_kv_type_name(p->type_v));

@@ -110,7 +110,7 @@ static int record_read(const json_t *o, plan_bench_record *r, const char *where,
     if (!json_is_object(o)) return fc_err_set(err, FC_EINPUT, "%s: not a JSON object", where);
     memset(r, 0, sizeof *r);
     r->repack = 1; /* llama-bench's default, and every file from before it had the flag */
-    r->flash_attn = -1; /* not given: the build's default, auto */
+    r->flash_attn = PLAN_BENCH_FA_AUTO; /* not given: the build's default */
     for (size_t i = 0; i < FC_ARRAY_LEN(bench_fields); i++) {
         const struct bench_field *f = &bench_fields[i];
         const json_t *v = json_object_get(o, f->key);

@@ -55,10 +55,13 @@ static int type_from_model_type(const char *mt) {
     return -1;
 }
 
+/* llama-bench's "backends": its build's registries but the CPU's ("CUDA",
+ * "MTL,BLAS", "Vulkan,BLAS"; plan_backend_bench_name), older builds' "Metal"
+ * and "HIP" too. A list naming no GPU registry ("CPU", "BLAS") ran on the CPU. */
 static int backend_from_list(const char *backends, int *engine) {
     static const struct { const char *key; int be; } map[] = {
-        {"cuda", PLAN_CUDA}, {"metal", PLAN_METAL}, {"rocm", PLAN_ROCM}, {"hip", PLAN_ROCM},
-        {"vulkan", PLAN_VULKAN},
+        {"cuda", PLAN_CUDA}, {"metal", PLAN_METAL}, {"mtl", PLAN_METAL}, {"rocm", PLAN_ROCM}, {"hip", PLAN_ROCM},
+        {"vulkan", PLAN_VULKAN}, {"sycl", PLAN_SYCL},
     };
     *engine = strcasestr(backends, "fitcheck") ? PLAN_ENG_FITCHECK : PLAN_ENG_LLAMACPP;
     for (size_t i = 0; i < FC_ARRAY_LEN(map); i++)

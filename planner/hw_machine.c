@@ -10,9 +10,22 @@
 #define HW_MEMINFO "/proc/meminfo"
 #define HW_MEMINFO_MAX (64u << 10)
 
-static const char *const backend_names[PLAN_BACKEND_COUNT] = {"CPU", "CUDA", "ROCm", "Metal", "Vulkan", "SYCL"};
+/* Each backend's name, and how llama-bench's "backends" names it: the
+ * registries of its build other than the CPU's, joined by commas
+ * (tools/llama-bench test::get_backend). Metal registers as "MTL" and a Mac
+ * build has Accelerate's BLAS beside it (GGML_BLAS defaults on there), so
+ * llama-bench says "MTL,BLAS" (benches/mac-m2-ultra); a HIP build's CUDA
+ * registry is named "ROCm" (ggml-cuda/common.cuh). Older builds said
+ * "Metal", which the importers read too. */
+static const struct {
+    const char *name, *bench;
+} backend_names[PLAN_BACKEND_COUNT] = {
+    [PLAN_CPU] = {"CPU", "CPU"},          [PLAN_CUDA] = {"CUDA", "CUDA"},     [PLAN_ROCM] = {"ROCm", "ROCm"},
+    [PLAN_METAL] = {"Metal", "MTL,BLAS"}, [PLAN_VULKAN] = {"Vulkan", "Vulkan"}, [PLAN_SYCL] = {"SYCL", "SYCL"},
+};
 
-const char *plan_backend_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b] : "?"; }
+const char *plan_backend_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b].name : "?"; }
+const char *plan_backend_bench_name(int b) { return b >= 0 && b < PLAN_BACKEND_COUNT ? backend_names[b].bench : "?"; }
 
 #define BE(b) (1u << (b))
 /* From llama.cpp's build docs: CUDA is NVIDIA's, HIP (ROCm) AMD's, Metal

@@ -27,6 +27,8 @@
 
 enum plan_backend { PLAN_CPU = 0, PLAN_CUDA, PLAN_ROCM, PLAN_METAL, PLAN_VULKAN, PLAN_SYCL, PLAN_BACKEND_COUNT };
 const char *plan_backend_name(int backend);
+/* The backend as llama-bench's "backends" field and table name it ("MTL,BLAS"). */
+const char *plan_backend_bench_name(int backend);
 /* The llama.cpp backends a GPU of this vendor can run (bits 1u << enum
  * plan_backend; `apple`: Apple silicon), 0 for a vendor it does not know. */
 unsigned plan_backends_of_vendor(const char *vendor, bool apple);
@@ -665,6 +667,9 @@ const char *plan_bench_test_name(const plan_bench_test *t, char *buf, size_t cap
 #define PLAN_BENCH_MAX_TPS 1e7            /* t/s beyond any real test */
 #define PLAN_BENCH_MAX_PARAMS 1e13        /* 10 T parameters */
 #define PLAN_BENCH_MAX_BYTES 1e14         /* 100 TB of weights */
+/* llama-bench's -fa default since it took auto (LLAMA_FLASH_ATTN_TYPE_AUTO):
+ * on wherever the backend has the kernel. */
+#define PLAN_BENCH_FA_AUTO (-1)
 /* build_commit of the records `plan --bench` writes: avg_ts is a prediction. */
 #define PLAN_BENCH_PREDICTED "fitcheck-prediction"
 
@@ -682,7 +687,7 @@ typedef struct plan_bench_record {
     int n_batch, n_ubatch, n_threads;
     int n_gpu_layers;       /* -1 or >= the layer count: all */
     char type_k[16], type_v[16];
-    int flash_attn;         /* -1 auto, 0 off, 1 on (older llama-bench: false/true) */
+    int flash_attn;         /* PLAN_BENCH_FA_AUTO, 0 off, 1 on (older llama-bench: false/true) */
     int repack;             /* --repack: 1 CPU_REPACK layouts (the default, and when not given), 0 plain buffers */
     plan_bench_test test;   /* n_prompt, n_gen, n_depth: -p, -n, -pg, -d */
     char test_time[32];     /* ISO 8601 UTC */

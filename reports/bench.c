@@ -10,11 +10,12 @@
  * titled columns are its Markdown table. */
 enum {
     B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD, B_NGL_MD,
-    B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
+    B_THREADS_MD, B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
     B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR, B_BW_NOW, B_PRED_NOW, B_ERR_NOW,
     B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
 };
 
+/* Titles set NULL here appear only when a row needs them (rep_bench_table). */
 static const rep_col bench_cols[B_COUNT] = {
     [B_COMMIT] = {"build_commit", NULL, REP_LEFT, false},
     [B_CPU] = {"cpu_info", NULL, REP_LEFT, false},
@@ -27,10 +28,11 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_SIZE] = {"model_size", "size", REP_RIGHT, false},
     [B_PARAMS] = {"model_n_params", "params", REP_RIGHT, false},
     [B_BACKEND_MD] = {NULL, "backend", REP_LEFT, false},
-    [B_NGL_MD] = {NULL, NULL, REP_RIGHT, false}, /* "ngl" where a row is a GPU backend's: llama-bench's place for it */
+    [B_NGL_MD] = {NULL, NULL, REP_RIGHT, false},     /* "ngl" where a row is a GPU backend's */
+    [B_THREADS_MD] = {NULL, NULL, REP_RIGHT, false}, /* "threads" where a row is a CPU's (or BLAS beside) */
     [B_BATCH] = {"n_batch", NULL, REP_RIGHT, false},
     [B_UBATCH] = {"n_ubatch", NULL, REP_RIGHT, false},
-    [B_THREADS] = {"n_threads", "threads", REP_RIGHT, false},
+    [B_THREADS] = {"n_threads", NULL, REP_RIGHT, false},
     [B_TYPE_K] = {"type_k", NULL, REP_LEFT, false},
     [B_TYPE_V] = {"type_v", NULL, REP_LEFT, false},
     [B_NGL] = {"n_gpu_layers", NULL, REP_RIGHT, false},
@@ -70,33 +72,49 @@ static void size_text(rep_table *t, uint64_t bytes) {
         rep_cell_text(t, B_SIZE, "%.2f MiB", (double)bytes / (1ull << 20));
 }
 
+/* The Markdown table's widths are llama-bench's (markdown_printer's
+ * get_field_width), so that a prediction and a real run line up column for
+ * column; a wider cell widens its column, where llama-bench's printf would
+ * only push that row out of line. */
+static const int bench_md_width[B_COUNT] = {
+    [B_MODEL] = 30, [B_SIZE] = 10,    [B_PARAMS] = 10, [B_BACKEND_MD] = 10, [B_NGL_MD] = 3, [B_THREADS_MD] = 7,
+    [B_BATCH] = 7,  [B_UBATCH] = 8,   [B_TYPE_K] = 6,  [B_TYPE_V] = 6,      [B_FA] = 3,     [B_TEST] = 15,
+    [B_TS] = 20,
+};
+
+/* A cache type other than llama-bench's default (f16). */
+static bool kv_not_default(const char *type) { return type[0] && strcmp(type, "f16") != 0; }
+
 rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
-    /* The prediction columns appear for people only when there is one; the
-     * cache types, as in llama-bench's table, only when one is not f16; and
-     * as llama-bench does, a GPU backend's rows show ngl, a CPU's threads
-     * (llama-bench's print_header: a backend naming neither CPU nor BLAS is a
-     * GPU one), so that a prediction lines up with a real run's table. */
+    /* As llama-bench's print_header chooses its columns, so that a
+     * prediction lines up with a real run's table: a GPU backend's rows show
+     * ngl, a CPU's threads (a backend naming CPU or BLAS is a CPU one: a Mac's
+     * "MTL,BLAS" shows threads); n_batch, n_ubatch, each cache type and fa
+     * only where a row is not at llama-bench's default (-b 2048, -ub 512,
+     * f16, -fa auto = -1). The prediction columns appear only when there is one. */
     rep_col cols[B_COUNT];
     memcpy(cols, bench_cols, sizeof cols);
-    bool any_pred = false, any_now = false, any_kv = false, any_cpu = false, any_gpu = false;
+    bool any_pred = false, any_now = false, any_cpu = false, any_gpu = false;
     for (int i = 0; i < n; i++) {
-        bool cpu = !rows[i].backends[0] || strstr(rows[i].backends, "CPU") || strstr(rows[i].backends, "BLAS");
+        const plan_bench_record *r = &rows[i];
+        bool cpu = !r->backends[0] || strstr(r->backends, "CPU") || strstr(r->backends, "BLAS");
         any_cpu |= cpu;
         any_gpu |= !cpu;
-        any_pred |= rows[i].predicted_ts > 0;
-        any_now |= rows[i].read_gbs_now > 0;
-        any_kv |= (rows[i].type_k[0] && strcmp(rows[i].type_k, "f16")) || (rows[i].type_v[0] && strcmp(rows[i].type_v, "f16"));
+        any_pred |= r->predicted_ts > 0;
+        any_now |= r->read_gbs_now > 0;
+        if (r->n_batch > 0 && r->n_batch != PLAN_DEFAULT_BATCH) cols[B_BATCH].title = "n_batch";
+        if (r->n_ubatch > 0 && r->n_ubatch != PLAN_DEFAULT_UBATCH) cols[B_UBATCH].title = "n_ubatch";
+        if (kv_not_default(r->type_k)) cols[B_TYPE_K].title = "type_k";
+        if (kv_not_default(r->type_v)) cols[B_TYPE_V].title = "type_v";
+        if (r->flash_attn != PLAN_BENCH_FA_AUTO) cols[B_FA].title = "fa";
     }
     if (!any_pred) cols[B_PRED].title = cols[B_ERR].title = NULL;
     if (!any_now) cols[B_BW_NOW].title = cols[B_PRED_NOW].title = cols[B_ERR_NOW].title = NULL;
     if (any_gpu) cols[B_NGL_MD].title = "ngl";
-    if (!any_cpu) cols[B_THREADS].title = NULL;
-    if (any_kv) {
-        cols[B_TYPE_K].title = "type_k";
-        cols[B_TYPE_V].title = "type_v";
-    }
+    if (any_cpu) cols[B_THREADS_MD].title = "threads";
     rep_table *t = rep_table_new(cols, B_COUNT, "Benchmark results (llama-bench style)", err);
     if (!t) return NULL;
+    rep_table_min_widths(t, bench_md_width);
     for (int i = 0; i < n; i++) {
         const plan_bench_record *r = &rows[i];
         char test[PLAN_BENCH_NAME_MAX];
@@ -119,6 +137,8 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         else
             rep_cell_str(t, B_BACKEND_MD, r->backends);
         rep_cell_i64(t, B_NGL_MD, r->n_gpu_layers);
+        if (r->n_threads > 0) rep_cell_i64(t, B_THREADS_MD, r->n_threads);
+        else rep_cell_none(t, B_THREADS_MD); /* a catalog machine's cores are not known */
         rep_cell_i64(t, B_BATCH, r->n_batch);
         rep_cell_i64(t, B_UBATCH, r->n_ubatch);
         rep_cell_i64(t, B_THREADS, r->n_threads);

@@ -35,7 +35,7 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
         plan_bench_record *b = &rows[n++];
         snprintf(b->build_commit, sizeof b->build_commit, "%s", PLAN_BENCH_PREDICTED);
         snprintf(b->engine, sizeof b->engine, "llama.cpp");
-        snprintf(b->backends, sizeof b->backends, "%s", plan_backend_name(be));
+        snprintf(b->backends, sizeof b->backends, "%s", plan_backend_bench_name(be));
         snprintf(b->gpu_info, sizeof b->gpu_info, "%s", r->hw.n_gpu ? r->hw.gpu[0].name : "");
         snprintf(b->cpu_info, sizeof b->cpu_info, "%s", r->hw.host.name);
         model_bench_desc(&m->hp, m->n_params, ft ? ft->name : "?", b->model_type, sizeof b->model_type);
@@ -44,10 +44,13 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
         b->n_batch = (int)r->params.n_batch;
         b->n_ubatch = (int)r->params.n_ubatch;
         b->n_threads = r->hw.host.n_cores > 0 ? r->hw.host.n_cores : 0;
-        b->n_gpu_layers = (int)gpu_layers;
+        /* the -ngl llama-bench would run this placement with: the plan's
+         * (PLAN_NGL_ALL is llama-bench's default -1, every layer) */
+        b->n_gpu_layers = r->params.n_gpu_layers;
         snprintf(b->type_k, sizeof b->type_k, "%s", ggml_type_get(r->params.type_k)->name);
         snprintf(b->type_v, sizeof b->type_v, "%s", ggml_type_get(r->params.type_v)->name);
-        b->flash_attn = r->params.flash_attn;
+        /* on is what -fa auto gives where the backend has the kernel (plan --fa) */
+        b->flash_attn = r->params.flash_attn ? PLAN_BENCH_FA_AUTO : 0;
         b->test = r->bench[i];
         b->avg_ts = r->bench_tps[i];
         int tokens = b->test.n_prompt + b->test.n_gen;

@@ -73,6 +73,9 @@ typedef struct rep_table rep_table;
 /* cols are copied (their strings must outlive the table). caption titles the HTML table. */
 rep_table *rep_table_new(const rep_col *cols, int n_cols, const char *caption, fc_err *err);
 void rep_table_free(rep_table *t);
+/* Terminal/Markdown columns at least this wide, one per column (0: as the
+ * cells need): another tool's layout, to set a table beside its output. */
+void rep_table_min_widths(rep_table *t, const int *min_width);
 /* Starts a row; the rep_cell_* calls fill the newest row. Allocation
  * failures are sticky: the table remembers them and rep_table_write reports
  * them, so builders need not check every cell. */

@@ -45,6 +45,10 @@ rep_table *rep_table_new(const rep_col *cols, int n_cols, const char *caption, f
     return t;
 }
 
+void rep_table_min_widths(rep_table *t, const int *min_width) {
+    memcpy(t->min_width, min_width, (size_t)t->n_cols * sizeof *min_width);
+}
+
 void rep_table_free(rep_table *t) {
     if (!t) return;
     for (int r = 0; r < t->n_rows; r++) {

@@ -20,6 +20,7 @@ typedef struct rep_row {
 
 struct rep_table {
     rep_col cols[REP_TABLE_MAX_COLS]; /* copied: callers may build them on the stack */
+    int min_width[REP_TABLE_MAX_COLS];
     int n_cols;
     char *caption;
     rep_row *rows;

@@ -40,6 +40,7 @@ static void text_put(FILE *fp, const char *s, int width, enum rep_align align, b
 static void widths_compute(const rep_table *t, int *w, bool md) {
     for (int c = 0; c < t->n_cols; c++) {
         w[c] = col_human(&t->cols[c]) ? text_width(t->cols[c].title, md) : 0;
+        if (w[c] && w[c] < t->min_width[c]) w[c] = t->min_width[c];
         for (int r = 0; r < t->n_rows && col_human(&t->cols[c]); r++) {
             int x = text_width(cell_text(t, r, c), md);
             if (x > w[c]) w[c] = x;

@@ -100,6 +100,19 @@ static void test_hostile(void) {
     /* A GPU result needs a GPU in the profile. */
     CHECK(import_with("{\"backends\":\"CUDA\",\"n_gpu_layers\":99}", &err) == FC_EINPUT);
     CHECK(strstr(err.msg, "GPU") != NULL);
+    /* llama-bench's own spellings of the backends: a Mac build's "MTL,BLAS"
+     * is Metal, not the CPU its BLAS might suggest; "Vulkan,BLAS" Vulkan;
+     * BLAS alone the CPU (tools/llama-bench test::get_backend) */
+    static const struct { const char *backends, *named; } spelled[] = {
+        {"MTL,BLAS", "Metal"}, {"Metal", "Metal"}, {"SYCL", "SYCL"}, {"Vulkan,BLAS", "Vulkan"}, {"ROCm", "ROCm"},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(spelled); i++) {
+        char with[96];
+        snprintf(with, sizeof with, "{\"backends\":\"%s\",\"n_gpu_layers\":-1}", spelled[i].backends);
+        CHECK_MSG(import_with(with, &err) == FC_EINPUT && strstr(err.msg, spelled[i].named), "%s: '%s'",
+                  spelled[i].backends, err.msg);
+    }
+    CHECK(import_with("{\"backends\":\"BLAS\",\"n_gpu_layers\":-1}", &err) == FC_OK);
     /* Binary junk */
     char junk[8] = {'[', 0, 1, 2, ']', 0, 0, 0};
     plan_meas_set s = {0};

@@ -132,10 +132,23 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert [(x["n_prompt"], x["n_gen"], x["n_depth"]) for x in r] == [(512, 0, 0), (0, 128, 0), (0, 128, 16384), (512, 0, 16384)], r
 assert all(x["avg_ts"] > 0 and x["backends"] == "CUDA" for x in r), r
+# the flags llama-bench would run this placement with, at its defaults: -ngl -1 (every layer), -fa auto (-1)
+assert all(x["n_gpu_layers"] == -1 and x["flash_attn"] == -1 and x["n_ubatch"] == 512 for x in r), r
 assert r[2]["avg_ts"] < r[1]["avg_ts"] and r[3]["avg_ts"] < r[0]["avg_ts"], "speed must fall with depth"
 # decode cannot beat the card's bandwidth over the bytes a token reads
 assert r[1]["avg_ts"] < 1008e9 / r[1]["model_size"], r[1]
 PY
+# off llama-bench's defaults: the -ngl of a split, -fa 0 and -ub as columns of its table; a Mac's
+# backends as llama-bench names them ("MTL,BLAS", whose table shows threads, not ngl)
+t 0 "plan --bench, a split" "$bin" plan llama-3.1-70b --hw rtx-3090,cpu-ddr5-6400-2ch --ngl 40 --bench tg128 -o json
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r[0]["n_gpu_layers"] == 40, r' "$out" ||
+    { echo "FAIL: a split's -ngl not recorded"; fail=1; }
+t 0 "plan --bench -fa off -ub 1024" "$bin" plan llama-3.1-8b --hw rtx-4090 --fa off --ubatch 1024 --bench pp512
+grep -q "| backend    | ngl | n_ubatch |  fa |            test |" "$out" && grep -q "| CUDA       |  -1 |     1024 |   0 |" "$out" ||
+    { echo "FAIL: -fa 0 and -ub 1024 not in llama-bench's columns"; cat "$out"; fail=1; }
+t 0 "plan --bench on a Mac" "$bin" plan llama-3.1-8b --hw apple-m2-ultra --bench pp512,tg128
+grep -q "| MTL,BLAS   |       - |           pp512 |" "$out" && ! grep -q " ngl " "$out" ||
+    { echo "FAIL: a Mac's rows not as llama-bench's"; cat "$out"; fail=1; }
 # each test at the context llama-bench gives it (n_prompt + n_gen + n_depth), not --ctx: on two 24 GB
 # cards 70B Q4_K_M runs pp512 but not pp512 at depth 65536 (its KV cache alone is ~20 GiB): no record
 # for that one (the records stay what calibrate and report read), a line on stderr; and tg128 runs even
