@@ -54,6 +54,26 @@ static void test_families(void) {
     }
 }
 
+/* A device is described once: data/bench_devices.csv holds only what the
+ * hardware catalog lacks (the catalog is read first, so a row in both would
+ * be shadowed there, its figures silently unused). */
+static void test_devices_once(void) {
+    const char *cur = plan_data_file("bench_devices.csv");
+    CHECK(cur != NULL);
+    char line[8192];
+    bool header = false;
+    int n = 0;
+    while (cur && plan_csv_data_line(&cur, line, sizeof line, &header)) {
+        char *f[7];
+        if (plan_csv_fields(line, f, 7) < 1) continue;
+        plan_hw_entry e;
+        fc_err err = {0};
+        CHECK_MSG(plan_hwcat_find(f[0], &e, &err) != FC_OK, "%s is in the catalog and in data/bench_devices.csv", f[0]);
+        n++;
+    }
+    CHECK(n > 0);
+}
+
 #define HDR PLAN_CORPUS_HEADER ",n_prompt,n_gen,n_depth,tps,fa,ub,ngl,threads,mmap,build,date,era,source,url\n"
 
 static void expect_error(const char *text, const char *needle) {
@@ -236,6 +256,7 @@ int main(void) {
     test_era();
     test_flash_attn();
     test_families();
+    test_devices_once();
     test_hostile();
     fc_err err = {0};
     plan_meas_set set = {0};

@@ -178,6 +178,11 @@ t 0 "catalog default backend, Strix Halo" "$bin" plan llama-2-7b --hw ryzen-ai-m
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backends']=='Vulkan', r" "$out" || fail=1
 t 0 "plan --backend sycl" "$bin" plan llama-2-7b --hw arc-b580 --backend sycl --bench pp512,tg128 -o json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(x['backends']=='SYCL' and x['avg_ts']>0 for x in r), r" "$out" || fail=1
+# cards the corpus measured are catalog devices a buyer can plan for, with their own backend and capacity options
+t 0 "plan a card the corpus measured" "$bin" plan llama-3.1-8b --hw rx-9060-xt:8 --bench tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backends']=='ROCm' and 0 < r[0]['avg_ts'] < 320e9/r[0]['model_size'], r" "$out" || fail=1
+t 0 "plan an Arc A750" "$bin" plan llama-2-7b --hw arc-a750 --bench tg128 -o json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['backends']=='SYCL', r" "$out" || fail=1
 t 2 "plan --backend bad" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend opencl
 # a backend the device cannot run is an impossible flag: exit 2, naming the device and what it does run
 t 2 "plan --backend metal on a Radeon" "$bin" plan llama-2-7b --hw rx-7900-xtx --backend metal --bench tg128
