@@ -87,6 +87,10 @@ int plan_corpus_device(const char *id, int backend, plan_speed_dev *d, fc_err *e
     return corpus_device(id, backend, d, &cores, err);
 }
 
+bool plan_dated_before(const char *date, const char *month) {
+    return isdigit((unsigned char)date[0]) && strncmp(date, month, strlen(month)) < 0;
+}
+
 /* A device family: what a buyer asks about is a device nobody measured, and
  * its nearest measured relatives are its family (one chip generation: an SoC's
  * GPU goes with the discrete cards of its architecture, Strix Halo's RDNA 3.5
@@ -189,12 +193,10 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     snprintf(m->source, sizeof m->source, "%s", f[C_SOURCE]);
     /* The build era as the source states it (which kernels ran), else from the date ("2024-05",
      * "2023-11..2025": its start). */
-    bool dated = isdigit((unsigned char)f[C_DATE][0]);
-    m->setup.old_build = f[C_ERA][0] ? !strcmp(f[C_ERA], "old")
-                                     : dated && strncmp(f[C_DATE], PLAN_CURRENT_ERA, strlen(PLAN_CURRENT_ERA)) < 0;
+    m->setup.old_build = f[C_ERA][0] ? !strcmp(f[C_ERA], "old") : plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
     plan_speed_setup *su = &m->setup;
     /* -fa as given, else its default in the row's build */
-    su->no_fa = f[C_FA][0] ? !strcmp(f[C_FA], "0") : dated && strncmp(f[C_DATE], PLAN_FA_AUTO_ERA, strlen(PLAN_FA_AUTO_ERA)) < 0;
+    su->no_fa = f[C_FA][0] ? !strcmp(f[C_FA], "0") : plan_dated_before(f[C_DATE], PLAN_FA_AUTO_ERA);
     su->n_dev = 1;
     su->engine = PLAN_ENG_LLAMACPP;
     su->n_ubatch = (uint32_t)ub;

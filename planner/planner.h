@@ -747,6 +747,10 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
  * has the kernel; LocalAI's PR #6168 of 2025-08-31 follows the change): a row
  * that does not give -fa and is dated earlier ran without flash attention. */
 #define PLAN_FA_AUTO_ERA "2025-09"
+/* Whether a result dated `date` ("2024-05", "2023-11..2025": its start; an
+ * ISO 8601 test_time) predates `month` (PLAN_CURRENT_ERA, PLAN_FA_AUTO_ERA);
+ * false for no date. */
+bool plan_dated_before(const char *date, const char *month);
 /* Reads the corpus (its text NUL-terminated); plan_meas_import does too when
  * it sees the header. */
 int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);

@@ -248,8 +248,34 @@ static void test_same_minute_basis(void) {
     plan_meas_set_free(&s);
 }
 
+/* A llama-bench record's build era is told by when its test ran, as the
+ * corpus's rows are by their date (PLAN_CURRENT_ERA): the era factors apply
+ * to a June-2024 run, not to a later one, and never to fitcheck's engine. */
+static void test_record_era(void) {
+    fc_err err = {0};
+    plan_meas_set s = {0};
+    probe_profile p = this_machine();
+    const char *text = "[" OBJ ",{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,"
+                       "\"model_n_params\":6738415616,\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,"
+                       "\"avg_ts\":10.5,\"test_time\":\"2024-06-02T10:00:00Z\"},"
+                       "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,"
+                       "\"model_n_params\":6738415616,\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,"
+                       "\"avg_ts\":10.5,\"test_time\":\"2024-07-02T10:00:00Z\"},"
+                       "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"engine\":\"fitcheck\","
+                       "\"model_n_params\":6738415616,\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,"
+                       "\"avg_ts\":10.5,\"test_time\":\"2024-06-02T10:00:00Z\"}]";
+    CHECK_MSG(plan_meas_import(&s, text, strlen(text), "era.json", &p, &err) == FC_OK, "%s", err.msg);
+    CHECK(s.n == 4);
+    if (s.n == 4)
+        CHECK_MSG(!s.m[0].setup.old_build && s.m[1].setup.old_build && !s.m[2].setup.old_build &&
+                      !s.m[3].setup.old_build, "old_build %d %d %d %d", s.m[0].setup.old_build, s.m[1].setup.old_build,
+                  s.m[2].setup.old_build, s.m[3].setup.old_build);
+    plan_meas_set_free(&s);
+}
+
 int main(void) {
     test_hostile();
+    test_record_era();
     test_fixtures();
     test_calibrate_synthetic();
     test_calibrate_minority_type();
