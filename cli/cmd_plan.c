@@ -87,7 +87,7 @@ static void plan_usage(FILE *out) {
             "  --bench LIST     predict llama-bench tests and print them as llama-bench does (its\n"
             "                   Markdown table; -o json|jsonl|csv: its fields): pp512 (-p 512), tg128\n"
             "                   (-n 128), pp512+tg128 (-pg 512,128), each optionally @dDEPTH (-d), e.g.\n"
-            "                   \"pp512,tg128,pp2048@d32768,tg32@d4096\"\n"
+            "                   \"pp512,tg128,pp2048@d32768,tg32@d4096\"; several hosts: llama-bench --rpc\n"
             "  --no-mmap        read the weights into RAM instead of mapping the file (llama.cpp\n"
             "                   --no-mmap; newer: --load-mode none)\n"
             "  --no-repack      no CPU_REPACK copies (llama.cpp -nr); --mlock: lock the weights in RAM\n"
@@ -300,8 +300,11 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     if (cluster && rq->min_tps_given)
         return cli_usage_error("plan", "--min-tps sets the floor of one machine's recommendation; several hosts get "
                                        "their splits and each host's gain, not a recommendation");
-    if (cluster && (rq->table || rq->ctx_sweep || rq->n_bench))
-        return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are not made for several hosts yet (--json; --pp/--tg)");
+    if (cluster && (rq->ctx_sweep || (rq->table && !rq->n_bench)))
+        return cli_usage_error("plan", "-o FORMAT and --ctx-sweep are not made for several hosts yet (--json; --bench "
+                                       "prints llama-bench's formats)");
+    if (cluster && rq->n_bench && rq->tests_given)
+        return cli_usage_error("plan", "--pp/--tg set the tests of a cluster's plan; --bench prints its own tests only");
     /* a ranking has one row per device: none of these would show in it */
     if (rq->hw_all && (rq->table || rq->ctx_sweep || rq->n_bench))
         return cli_usage_error("plan", "-o FORMAT, --ctx-sweep and --bench are for one machine; --hw all ranks every "
@@ -310,7 +313,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
 }
 
 static int plan_render(const plan_args *a, const plan_result *r, fc_err *err) {
-    if (r->cluster) { /* several hosts: their own schema (docs/rpc.md) */
+    if (r->cluster && a->n_bench == 0) { /* several hosts: their own schema (docs/rpc.md) */
         if (a->json) cli_print_json(rep_cluster_json(r->cluster));
         else rep_cluster_text(stdout, r->cluster);
         return FC_OK;

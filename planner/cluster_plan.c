@@ -131,7 +131,7 @@ void plan_cluster_result_free(plan_cluster_result *r) {
 }
 
 int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
-                      int n_prompt, int n_gen, plan_cluster_result *r, fc_err *err) {
+                      int n_prompt, int n_gen, int n_depth, plan_cluster_result *r, fc_err *err) {
     memset(r, 0, sizeof *r);
     int rc = plan_memory_compute(&r->mem, m, &c->hw, p, err);
     if (rc) return rc;
@@ -140,19 +140,19 @@ int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_par
     r->setup = calloc(1, sizeof *r->setup);
     if (!r->setup) return fc_err_set(err, FC_ERUNTIME, "out of memory");
     if ((rc = plan_speed_from_plan(r->setup, m, &c->hw, &r->mem, p, err))) return rc;
-    double tg = plan_speed_tg_tps(r->setup, e, n_gen, 0), pp = plan_speed_pp_tps(r->setup, e, n_prompt, 0);
+    double tg = plan_speed_tg_tps(r->setup, e, n_gen, n_depth), pp = plan_speed_pp_tps(r->setup, e, n_prompt, n_depth);
     if (!(tg > 0) || !(pp > 0)) return fc_err_set(err, FC_EINPUT, "no speed for this cluster (missing figures)");
     r->tg_s_compute = 1.0 / tg;
     r->pp_s_compute = n_prompt / pp;
-    /* decode: one token, one logit row, cells in view padded to 256; the graph is reused */
-    uint32_t cells = (uint32_t)((n_gen + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
+    /* decode: one token, one logit row, cells in view (the depth and the tokens made) padded to 256; the graph is reused */
+    uint32_t cells = (uint32_t)((n_depth + n_gen + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
     r->net_tg = plan_cluster_net(c, m, &r->mem, 1, cells, 1, false);
     /* prefill: one call per ubatch, a new graph each, the logits of the last token only (llama-bench) */
     uint32_t ub = p->n_ubatch ? p->n_ubatch : PLAN_DEFAULT_UBATCH;
     memset(&r->net_pp, 0, sizeof r->net_pp);
     for (int done = 0; done < n_prompt; done += (int)ub) {
         uint32_t n = n_prompt - done < (int)ub ? (uint32_t)(n_prompt - done) : ub;
-        uint32_t cv = (uint32_t)((done + n + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
+        uint32_t cv = (uint32_t)((n_depth + done + n + KV_VIEW_PAD - 1) / KV_VIEW_PAD * KV_VIEW_PAD);
         plan_net_time t = plan_cluster_net(c, m, &r->mem, n, cv, done + (int)n >= n_prompt ? 1 : 0, true);
         r->net_pp.rtt_s += t.rtt_s;
         r->net_pp.bytes_s += t.bytes_s;
@@ -193,7 +193,7 @@ static void try_split(const split_ctx *x, const uint32_t *cnt, plan_cluster_spli
     p.n_gpu_layers = PLAN_NGL_ALL;
     plan_cluster_result r;
     fc_err err = {0};
-    if (plan_cluster_eval(c, x->m, &p, x->e, x->n_prompt, x->n_gen, &r, &err) || !fits(&r)) {
+    if (plan_cluster_eval(c, x->m, &p, x->e, x->n_prompt, x->n_gen, 0, &r, &err) || !fits(&r)) {
         plan_cluster_result_free(&r);
         return;
     }
@@ -212,7 +212,7 @@ int plan_cluster_split(const plan_cluster *c, const model_desc *m, const plan_pa
     plan_params d = *p;
     memset(d.tensor_split, 0, sizeof d.tensor_split);
     d.n_gpu_layers = PLAN_NGL_ALL;
-    int rc = plan_cluster_eval(c, m, &d, e, n_prompt, n_gen, &out->dflt, err);
+    int rc = plan_cluster_eval(c, m, &d, e, n_prompt, n_gen, 0, &out->dflt, err);
     if (rc) return rc;
     split_ctx x = {c, m, p, e, n_prompt, n_gen};
     int n = c->hw.n_gpu;
@@ -386,6 +386,53 @@ static int steps_fill(const plan_cluster *c, const model_desc *m, const plan_par
     return rc;
 }
 
+const plan_cluster_result *plan_cluster_shown(const plan_cluster_plan *cp) {
+    return cp->has_requested ? &cp->requested : cp->splits.best_fits ? &cp->splits.best : &cp->splits.dflt;
+}
+
+/* One llama-bench test on the split shown at the test's own context (q.n_ctx):
+ * 0 where it does not fit. A -pg test (pp+tg) decodes after its prompt, and
+ * llama-bench divides all its tokens by both phases' time (plan_bench_predict). */
+static double bench_test_tps(const plan_cluster *c, const model_desc *m, const plan_params *q, const plan_efficiency *e,
+                             const plan_bench_test *t, fc_err *err) {
+    plan_cluster_result r;
+    int np = t->n_prompt > 0 ? t->n_prompt : PLAN_TEST_PP, ng = t->n_gen > 0 ? t->n_gen : PLAN_TEST_TG;
+    int rc = plan_cluster_eval(c, m, q, e, np, ng, t->n_depth, &r, err);
+    bool ok = !rc && fits(&r);
+    double pp = r.pp_tps, tg = r.tg_tps;
+    plan_cluster_result_free(&r);
+    if (!ok) return 0;
+    if (t->n_prompt == 0 || t->n_gen == 0) return t->n_gen > 0 ? tg : pp;
+    rc = plan_cluster_eval(c, m, q, e, np, ng, t->n_depth + t->n_prompt, &r, err);
+    tg = r.tg_tps;
+    plan_cluster_result_free(&r);
+    return rc ? 0 : (t->n_prompt + t->n_gen) / (t->n_prompt / pp + t->n_gen / tg);
+}
+
+int plan_cluster_bench(const plan_cluster_plan *cp, const plan_request *rq, plan_result *r, fc_err *err) {
+    if (rq->n_bench < 0 || rq->n_bench > PLAN_BENCH_MAX)
+        return fc_err_set(err, FC_EINPUT, "--bench: %d tests (at most %d)", rq->n_bench, PLAN_BENCH_MAX);
+    const plan_cluster *c = &cp->cluster;
+    plan_efficiency *own;
+    const plan_efficiency *e;
+    int rc = plan_efficiency_resolve(rq->eff, &own, &e, err);
+    if (rc) return rc;
+    /* the split llama-bench runs with the same flags: -ts as asked, else its default (by free
+     * memory), not the fastest one the plan may show; each test's memory planned again at its context */
+    plan_params q = rq->params;
+    for (int i = 0; !rc && i < rq->n_bench; i++) {
+        const plan_bench_test *t = &rq->bench[i];
+        q.n_ctx = (uint32_t)(t->n_prompt + t->n_gen + t->n_depth);
+        r->bench[i] = *t;
+        r->bench_ctx[i] = q.n_ctx;
+        fc_err terr = {0}; /* a test without a speed is a test that does not fit: no record */
+        r->bench_tps[i] = bench_test_tps(c, rq->model, &q, e, t, &terr);
+        r->n_bench++;
+    }
+    free(own);
+    return rc;
+}
+
 int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err) {
     memset(out, 0, sizeof *out);
     plan_cluster *c = &out->cluster;
@@ -404,15 +451,14 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
     if ((rc = plan_efficiency_resolve(rq->eff, &own, &e, err))) return rc;
     rc = plan_cluster_split(c, m, p, e, out->n_prompt, out->n_gen, &out->splits, err);
     out->has_requested = p->n_tensor_split > 0 || p->n_gpu_layers != PLAN_NGL_ALL;
-    if (!rc && out->has_requested) rc = plan_cluster_eval(c, m, p, e, out->n_prompt, out->n_gen, &out->requested, err);
+    if (!rc && out->has_requested) rc = plan_cluster_eval(c, m, p, e, out->n_prompt, out->n_gen, 0, &out->requested, err);
     if (!rc) rc = steps_fill(c, m, p, e, out, err);
     free(own);
     if (rc) {
         plan_cluster_plan_free(out);
         return rc;
     }
-    const plan_cluster_result *shown =
-        out->has_requested ? &out->requested : out->splits.best_fits ? &out->splits.best : &out->splits.dflt;
+    const plan_cluster_result *shown = plan_cluster_shown(out);
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
     plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
     /* setup->numa: index 0 the main host's CPU, 1 + g device g (an rpc-server's CPU when it has no GPU) */

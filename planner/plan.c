@@ -127,6 +127,7 @@ static int cluster_fill(const plan_request *rq, plan_result *r, fc_err *err) {
     r->params = rq->params;
     if (!(r->cluster = fc_malloc(sizeof *r->cluster, err))) return FC_ERUNTIME;
     int rc = plan_cluster_make(rq, r->cluster, err);
+    if (!rc && rq->n_bench > 0 && (rc = plan_cluster_bench(r->cluster, rq, r, err))) plan_cluster_plan_free(r->cluster);
     if (rc) {
         free(r->cluster);
         r->cluster = NULL;

@@ -1207,9 +1207,9 @@ typedef struct plan_cluster_result {
 
 /* Memory, speed and load time of model m on the cluster with params p (its
  * tensor_split: layers per device, all 0 = llama.cpp's default: proportional
- * to free memory). n_prompt / n_gen as llama-bench's tests. */
+ * to free memory). n_prompt / n_gen / n_depth as llama-bench's tests (-p, -n, -d). */
 int plan_cluster_eval(const plan_cluster *c, const model_desc *m, const plan_params *p, const plan_efficiency *e,
-                      int n_prompt, int n_gen, plan_cluster_result *r, fc_err *err);
+                      int n_prompt, int n_gen, int n_depth, plan_cluster_result *r, fc_err *err);
 void plan_cluster_result_free(plan_cluster_result *r);
 /* Network time of one decode call (see plan_net_time). */
 plan_net_time plan_cluster_net(const plan_cluster *c, const model_desc *m, const plan_memory *mem, uint32_t n_tok,
@@ -1276,6 +1276,14 @@ typedef struct plan_cluster_plan {
 /* plan_make's half for rq->cluster: resolves the hosts and link, checks -ts
  * against the devices, and fills *out. Free with plan_cluster_plan_free. */
 int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err);
+/* The split the plan shows and its commands run: the one asked for, else the
+ * fastest that fits, else llama.cpp's default. */
+const plan_cluster_result *plan_cluster_shown(const plan_cluster_plan *cp);
+/* rq's --bench tests (llama-bench with --rpc) on cp's hosts and link, into r's
+ * bench arrays as plan_make's one-machine tests: the split llama-bench runs
+ * with the same flags (-ts as asked, else llama.cpp's default), each test at
+ * the context llama-bench gives it, 0 t/s where it does not fit. */
+int plan_cluster_bench(const plan_cluster_plan *cp, const plan_request *rq, plan_result *r, fc_err *err);
 void plan_cluster_plan_free(plan_cluster_plan *p);
 
 #endif

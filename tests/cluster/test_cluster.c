@@ -57,7 +57,7 @@ static void test_plan(const model_desc *m) {
     plan_params p;
     plan_params_default(&p);
     plan_cluster_result r;
-    CHECK((rc = plan_cluster_eval(c, m, &p, e, 512, 128, &r, &err)) == FC_OK);
+    CHECK((rc = plan_cluster_eval(c, m, &p, e, 512, 128, 0, &r, &err)) == FC_OK);
     if (!rc) {
         uint32_t sum = 0;
         for (int g = 0; g < 3; g++) sum += r.layers[g];
@@ -79,7 +79,7 @@ static void test_plan(const model_desc *m) {
     }
     /* a slow link with a long round trip: the network dominates a small model's decode */
     CHECK(plan_link_parse(&c->link, "10mbit:50ms", &err) == FC_OK);
-    if (!plan_cluster_eval(c, m, &p, e, 512, 128, &r, &err)) {
+    if (!plan_cluster_eval(c, m, &p, e, 512, 128, 0, &r, &err)) {
         CHECK(!strcmp(r.dominant, "round trips"));
         plan_cluster_result_free(&r);
     }

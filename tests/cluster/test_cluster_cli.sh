@@ -40,6 +40,26 @@ grep -qF -- "-ngl N keeps the other layers in the main host's RAM" <<<"$out" || 
 out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:128;b=rtx-4090' -ngl 40 2>&1)
 grep -q '^  on a  *llama-server --rpc b:50052 .* -ngl 40 .*-ts 40$' <<<"$out" && grep -q '^as asked' <<<"$out" \
     || { echo "FAIL: -ngl 40 not in the command: $out"; fail=1; }
+# --bench on several hosts: llama-bench --rpc's tests, in its formats, on the split its flags give (llama.cpp's
+# default here: the plan's default_split figures), its backends as it names them with RPC; deeper is slower
+plan_json=$("$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=rtx-3090' --link 10gbe --json)
+bench_json=$("$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=rtx-3090' --link 10gbe --bench pp512,tg128,tg128@d8192,pp512+tg128 -o json)
+python3 - "$plan_json" "$bench_json" <<'PY' || { echo "FAIL: --bench on two hosts"; fail=1; }
+import json, sys
+d, b = json.loads(sys.argv[1])["default_split"], json.loads(sys.argv[2])
+assert [x["backends"] for x in b] == ["CUDA,RPC"] * 4, b
+assert abs(b[0]["avg_ts"] - d["pp_tps"]) < 1e-3 and abs(b[1]["avg_ts"] - d["tg_tps"]) < 1e-3, (b, d)
+assert b[2]["n_depth"] == 8192 and b[2]["avg_ts"] < b[1]["avg_ts"], b
+# -pg: all its tokens over both phases' time, between the two
+assert b[1]["avg_ts"] < b[3]["avg_ts"] < b[0]["avg_ts"], b
+PY
+out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:128;b=rtx-4090;c=rtx-4090' --bench tg128 2>&1)
+grep -q "| RPC        |  -1 |           tg128 |" <<<"$out" || { echo "FAIL: a main host without a GPU runs RPC alone: $out"; fail=1; }
+for args in "--bench tg128 --pp 64|--pp/--tg set the tests of a cluster's plan" "-o json|-o FORMAT and --ctx-sweep are not made for several hosts"; do
+    msg=$("$FC" plan llama-3.1-8b --hw 'a=rtx-4090;b=rtx-3090' ${args%%|*} 2>&1)
+    rc=$?
+    { [ $rc -eq 2 ] && grep -qF -- "${args#*|}" <<<"$msg"; } || { echo "FAIL: ${args%%|*} on two hosts: rc $rc, $msg"; fail=1; }
+done
 # --backend on several hosts: every host's GPUs run it (Vulkan decodes these CUDA cards at another rate);
 # a GPU that cannot run it, the CPU backend and --min-tps (no recommendation here) are refused by name
 cuda=$("$FC" plan llama-3.1-8b --hw 'a=rtx-4090;b=rtx-3090' --json) && vk=$("$FC" plan llama-3.1-8b --hw 'a=rtx-4090;b=rtx-3090' --backend vulkan --json) ||
