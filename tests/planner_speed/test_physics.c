@@ -57,13 +57,19 @@ typedef struct pdev {
     double peak_q, peak_f;   /* FLOP/s: quantized GEMMs (int8 tensor rate), float GEMMs (FP16) */
 } pdev;
 
-static int devices(pdev *out, int cap) {
+/* Every catalog GPU and unified-memory device is checked: more than this fails the test. */
+#define PHYS_MAX_DEVICES 256
+
+/* The devices checked; *n_gpu: the catalog's devices that are not CPU platforms (each must be one). */
+static int devices(pdev *out, int cap, int *n_gpu) {
     fc_err err = {0};
     int n = 0;
+    *n_gpu = 0;
     for (size_t i = 0; i < plan_hwcat_count() && n < cap; i++) {
         plan_hw_entry he;
         if (plan_hwcat_get(i, &he, &err)) continue;
         if (!strcmp(he.category, "cpu_platform")) continue; /* no compute figure to bound by */
+        ++*n_gpu;
         pdev *d = &out[n];
         int backend = !strcmp(he.category, "apple_soc")  ? PLAN_METAL
                       : !strcasecmp(he.vendor, "NVIDIA") ? PLAN_CUDA
@@ -84,7 +90,7 @@ static int devices(pdev *out, int cap) {
 static void check_model(const model_catalog_info *info, const model_hparams *hp, const pdev *dv, int n_dev,
                         const plan_efficiency *eff, plan_speed_setup *s) {
     fc_err err = {0};
-    enum { QMAX = 48, DMAX = 96 };
+    enum { QMAX = 48, DMAX = PHYS_MAX_DEVICES };
     static qrow rows[DMAX][QMAX];
     int n = 0;
     for (size_t q = 0; model_ftype_at(q) && n < QMAX; q++) {
@@ -152,8 +158,10 @@ int main(void) {
     plan_efficiency eff;
     CHECK_MSG(plan_efficiency_builtin(&eff, &err) == FC_OK, "%s", err.msg);
     plan_speed_setup *s = calloc(1, sizeof *s);
-    static pdev dv[96];
-    int n_dev = devices(dv, 96);
+    static pdev dv[PHYS_MAX_DEVICES];
+    int n_gpu;
+    int n_dev = devices(dv, PHYS_MAX_DEVICES, &n_gpu);
+    CHECK_MSG(n_dev == n_gpu, "%d of the catalog's %d GPU and unified devices checked", n_dev, n_gpu);
     CHECK(s != NULL);
     if (!s) return check_done("physics");
     for (size_t i = 0; i < model_catalog_count(); i++) {
