@@ -77,6 +77,17 @@ double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, c
     return t->n_gen > 0 ? tg : pp;
 }
 
+void plan_bench_tensor_split(const float *split, int n, char *buf, size_t cap) {
+    int last = 0;
+    for (int i = 0; i < n; i++)
+        if (split[i] > 0) last = i;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i <= last && i < n && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%.2f", i ? "/" : "", split[i]);
+    if (n <= 0) snprintf(buf, cap, "0.00");
+}
+
 const char *plan_bench_test_name(const plan_bench_test *t, char *buf, size_t cap) {
     int n;
     if (t->n_prompt > 0 && t->n_gen > 0)

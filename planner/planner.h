@@ -670,6 +670,9 @@ const char *plan_bench_test_name(const plan_bench_test *t, char *buf, size_t cap
 /* llama-bench's -fa default since it took auto (LLAMA_FLASH_ATTN_TYPE_AUTO):
  * on wherever the backend has the kernel. */
 #define PLAN_BENCH_FA_AUTO (-1)
+/* -ts as llama-bench writes it (test::get_values): each device's share "%.2f",
+ * joined by '/', up to the last nonzero one ("0.00" when none is). */
+void plan_bench_tensor_split(const float *split, int n, char *buf, size_t cap);
 /* build_commit of the records `plan --bench` writes: avg_ts is a prediction. */
 #define PLAN_BENCH_PREDICTED "fitcheck-prediction"
 
@@ -688,6 +691,7 @@ typedef struct plan_bench_record {
     int n_gpu_layers;       /* -1 or >= the layer count: all */
     char type_k[16], type_v[16];
     int flash_attn;         /* PLAN_BENCH_FA_AUTO, 0 off, 1 on (older llama-bench: false/true) */
+    char tensor_split[128]; /* -ts as llama-bench writes it: "41.00/39.00"; "0.00" or "" = its default */
     int repack;             /* --repack: 1 CPU_REPACK layouts (the default, and when not given), 0 plain buffers */
     plan_bench_test test;   /* n_prompt, n_gen, n_depth: -p, -n, -pg, -d */
     char test_time[32];     /* ISO 8601 UTC */

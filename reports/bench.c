@@ -10,7 +10,7 @@
  * titled columns are its Markdown table. */
 enum {
     B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD, B_NGL_MD,
-    B_THREADS_MD, B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_PROMPT, B_GEN, B_DEPTH,
+    B_THREADS_MD, B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_SPLIT, B_PROMPT, B_GEN, B_DEPTH,
     B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR, B_BW_NOW, B_PRED_NOW, B_ERR_NOW,
     B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
 };
@@ -37,6 +37,7 @@ static const rep_col bench_cols[B_COUNT] = {
     [B_TYPE_V] = {"type_v", NULL, REP_LEFT, false},
     [B_NGL] = {"n_gpu_layers", NULL, REP_RIGHT, false},
     [B_FA] = {"flash_attn", NULL, REP_RIGHT, false},
+    [B_SPLIT] = {"tensor_split", NULL, REP_LEFT, false},
     [B_PROMPT] = {"n_prompt", NULL, REP_RIGHT, false},
     [B_GEN] = {"n_gen", NULL, REP_RIGHT, false},
     [B_DEPTH] = {"n_depth", NULL, REP_RIGHT, false},
@@ -78,8 +79,8 @@ static void size_text(rep_table *t, uint64_t bytes) {
  * only push that row out of line. */
 static const int bench_md_width[B_COUNT] = {
     [B_MODEL] = 30, [B_SIZE] = 10,    [B_PARAMS] = 10, [B_BACKEND_MD] = 10, [B_NGL_MD] = 3, [B_THREADS_MD] = 7,
-    [B_BATCH] = 7,  [B_UBATCH] = 8,   [B_TYPE_K] = 6,  [B_TYPE_V] = 6,      [B_FA] = 3,     [B_TEST] = 15,
-    [B_TS] = 20,
+    [B_BATCH] = 7,  [B_UBATCH] = 8,   [B_TYPE_K] = 6,  [B_TYPE_V] = 6,      [B_FA] = 3,     [B_SPLIT] = 12,
+    [B_TEST] = 15,  [B_TS] = 20,
 };
 
 /* A cache type other than llama-bench's default (f16). */
@@ -90,8 +91,8 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
      * prediction lines up with a real run's table: a GPU backend's rows show
      * ngl, a CPU's threads (a backend naming CPU or BLAS is a CPU one: a Mac's
      * "MTL,BLAS" shows threads); n_batch, n_ubatch, each cache type and fa
-     * only where a row is not at llama-bench's default (-b 2048, -ub 512,
-     * f16, -fa auto = -1). The prediction columns appear only when there is one. */
+     * and ts only where a row is not at llama-bench's default (-b 2048, -ub 512,
+     * f16, -fa auto = -1, no -ts). The prediction columns appear only when there is one. */
     rep_col cols[B_COUNT];
     memcpy(cols, bench_cols, sizeof cols);
     bool any_pred = false, any_now = false, any_cpu = false, any_gpu = false;
@@ -107,6 +108,7 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         if (kv_not_default(r->type_k)) cols[B_TYPE_K].title = "type_k";
         if (kv_not_default(r->type_v)) cols[B_TYPE_V].title = "type_v";
         if (r->flash_attn != PLAN_BENCH_FA_AUTO) cols[B_FA].title = "fa";
+        if (r->tensor_split[0] && strcmp(r->tensor_split, "0.00")) cols[B_SPLIT].title = "ts";
     }
     if (!any_pred) cols[B_PRED].title = cols[B_ERR].title = NULL;
     if (!any_now) cols[B_BW_NOW].title = cols[B_PRED_NOW].title = cols[B_ERR_NOW].title = NULL;
@@ -146,6 +148,7 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         rep_cell_str(t, B_TYPE_V, r->type_v);
         rep_cell_i64(t, B_NGL, r->n_gpu_layers);
         rep_cell_i64(t, B_FA, r->flash_attn);
+        rep_cell_str(t, B_SPLIT, r->tensor_split[0] ? r->tensor_split : "0.00");
         rep_cell_i64(t, B_PROMPT, r->test.n_prompt);
         rep_cell_i64(t, B_GEN, r->test.n_gen);
         rep_cell_i64(t, B_DEPTH, r->test.n_depth);

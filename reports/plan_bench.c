@@ -66,6 +66,8 @@ int rep_plan_bench_write(const plan_result *r, FILE *fp, enum rep_format fmt, fc
         snprintf(b->type_v, sizeof b->type_v, "%s", ggml_type_get(r->params.type_v)->name);
         /* on is what -fa auto gives where the backend has the kernel (plan --fa) */
         b->flash_attn = r->params.flash_attn ? PLAN_BENCH_FA_AUTO : 0;
+        plan_bench_tensor_split(r->params.tensor_split, (int)r->params.n_tensor_split, b->tensor_split,
+                                sizeof b->tensor_split);
         b->test = r->bench[i];
         b->avg_ts = r->bench_tps[i];
         int tokens = b->test.n_prompt + b->test.n_gen;

@@ -53,6 +53,11 @@ assert b[2]["n_depth"] == 8192 and b[2]["avg_ts"] < b[1]["avg_ts"], b
 # -pg: all its tokens over both phases' time, between the two
 assert b[1]["avg_ts"] < b[3]["avg_ts"] < b[0]["avg_ts"], b
 PY
+# -ts as asked: the requested split's figures, and llama-bench's tensor_split field
+ts_plan=$("$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=rtx-3090' --tensor-split 40,41 --json)
+ts_bench=$("$FC" plan llama-3.1-70b --hw 'a=rtx-4090;b=rtx-3090' --tensor-split 40,41 --bench tg128 -o json)
+python3 -c 'import json,sys; d, b = json.loads(sys.argv[1])["requested"], json.loads(sys.argv[2])[0]; assert b["tensor_split"] == "40.00/41.00" and abs(b["avg_ts"] - d["tg_tps"]) < 1e-3, (b, d)' "$ts_plan" "$ts_bench" ||
+    { echo "FAIL: --bench with -ts on two hosts"; fail=1; }
 out=$("$FC" plan llama-3.1-70b --hw 'a=cpu-ddr5-6400-2ch:128;b=rtx-4090;c=rtx-4090' --bench tg128 2>&1)
 grep -q "| RPC        |  -1 |           tg128 |" <<<"$out" || { echo "FAIL: a main host without a GPU runs RPC alone: $out"; fail=1; }
 for args in "--bench tg128 --pp 64|--pp/--tg set the tests of a cluster's plan" "-o json|-o FORMAT and --ctx-sweep are not made for several hosts"; do

@@ -146,6 +146,9 @@ python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r[0]["n_gp
 t 0 "plan --bench -fa off -ub 1024" "$bin" plan llama-3.1-8b --hw rtx-4090 --fa off --ubatch 1024 --bench pp512
 grep -q "| backend    | ngl | n_ubatch |  fa |            test |" "$out" && grep -q "| CUDA       |  -1 |     1024 |   0 |" "$out" ||
     { echo "FAIL: -fa 0 and -ub 1024 not in llama-bench's columns"; cat "$out"; fail=1; }
+t 0 "plan --bench -ts" "$bin" plan llama-3.1-70b --hw rtx-3090,rtx-3090 --tensor-split 41,39 --bench pp512
+grep -q "| ngl | ts           |            test |" "$out" && grep -q "|  -1 | 41.00/39.00  |           pp512 |" "$out" ||
+    { echo "FAIL: -ts not in llama-bench's ts column"; cat "$out"; fail=1; }
 t 0 "plan --bench on a Mac" "$bin" plan llama-3.1-8b --hw apple-m2-ultra --bench pp512,tg128
 grep -q "| MTL,BLAS   |       - |           pp512 |" "$out" && ! grep -q " ngl " "$out" ||
     { echo "FAIL: a Mac's rows not as llama-bench's"; cat "$out"; fail=1; }

@@ -104,6 +104,16 @@ int main(int argc, char **argv) {
         CHECK_MSG(strstr(md, "| threads | n_ubatch |  fa |") && strstr(md, "|       8 |     1024 |   0 |"),
                   "n_ubatch and fa:\n%s", md);
         free(md);
+        /* -ts: llama-bench's ts column, its default "0.00" not shown */
+        snprintf(rows[1].tensor_split, sizeof rows[1].tensor_split, "0.00");
+        md = render(rows, n, REP_FMT_MD);
+        CHECK_MSG(!strstr(md, " ts "), "default tensor_split shown:\n%s", md);
+        free(md);
+        snprintf(rows[1].tensor_split, sizeof rows[1].tensor_split, "41.00/39.00");
+        md = render(rows, n, REP_FMT_MD);
+        CHECK_MSG(strstr(md, "|  fa | ts           |") && strstr(md, "|   0 | 41.00/39.00  |"), "ts:\n%s", md);
+        free(md);
+        rows[1].tensor_split[0] = '\0';
         rows[0].n_ubatch = rows[1].n_ubatch = 512;
         rows[0].flash_attn = rows[1].flash_attn = PLAN_BENCH_FA_AUTO;
         snprintf(rows[0].backends, sizeof rows[0].backends, "CUDA");
