@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #define ACC_LINE_MAX 256
-#define ACC_FIELDS 4 /* set, phase, rows, median_abs_err */
+#define ACC_FIELDS 5 /* set, phase, rows, median_abs_err, family_median_abs_err */
 #define ACC_MEDIAN_MAX 10.0 /* a median error of 1000%: beyond it the file is broken, not the model */
 
 static const char *const phase_names[PLAN_PHASES] = {"decode", "prefill"};
@@ -31,13 +31,15 @@ int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
         if (plan_csv_fields(line, f, ACC_FIELDS) != ACC_FIELDS || strcasecmp(f[0], plan_eff_set_name(set))) continue;
         int ph = !strcmp(f[1], phase_names[PLAN_PHASE_DECODE]) ? PLAN_PHASE_DECODE
                  : !strcmp(f[1], phase_names[PLAN_PHASE_PREFILL]) ? PLAN_PHASE_PREFILL : -1;
-        char *end1, *end2;
+        char *end1, *end2, *end3;
         long rows = strtol(f[2], &end1, 10);
-        double med = strtod(f[3], &end2);
-        if (ph < 0 || *end1 || *end2 || rows <= 0 || rows > PLAN_MEAS_MAX || !(med >= 0 && med < ACC_MEDIAN_MAX))
+        double med = strtod(f[3], &end2), fam = strtod(f[4], &end3);
+        if (ph < 0 || *end1 || *end2 || *end3 || rows <= 0 || rows > PLAN_MEAS_MAX || !(med >= 0 && med < ACC_MEDIAN_MAX) ||
+            !(fam >= 0 && fam < ACC_MEDIAN_MAX))
             return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv: bad row for '%s'", f[0]);
         a->rows[ph] = (int)rows;
         a->median[ph] = med;
+        a->family_median[ph] = fam;
     }
     return FC_OK;
 }
@@ -51,5 +53,13 @@ int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accura
         }
     plan_speed_dev sd;
     plan_speed_dev_from_device(&sd, d);
-    return plan_accuracy_of_set(plan_eff_set_of(&sd, PLAN_ENG_LLAMACPP), a, err);
+    int rc = plan_accuracy_of_set(plan_eff_set_of(&sd, PLAN_ENG_LLAMACPP), a, err);
+    /* A catalog device is known by its id; this machine's devices ("cpu", "gpu0") have no family to look up. */
+    plan_hw_entry e;
+    fc_err ignored = {0};
+    if (!rc && plan_hwcat_find(d->id, &e, &ignored) == FC_OK) {
+        plan_corpus_family(d->id, a->family, sizeof a->family);
+        a->unmeasured = !plan_corpus_family_measured(a->family);
+    }
+    return rc;
 }

@@ -91,6 +91,20 @@ bool plan_dated_before(const char *date, const char *month) {
     return isdigit((unsigned char)date[0]) && strncmp(date, month, strlen(month)) < 0;
 }
 
+bool plan_corpus_family_measured(const char *family) {
+    const char *cur = plan_data_file("bench_corpus.csv");
+    char line[CORPUS_LINE_MAX];
+    bool header = false;
+    while (cur && plan_csv_data_line(&cur, line, sizeof line, &header)) {
+        char *comma = strchr(line, ',');
+        if (comma) *comma = '\0';
+        char fam[64];
+        plan_corpus_family(line, fam, sizeof fam);
+        if (!strcmp(fam, family)) return true;
+    }
+    return false;
+}
+
 /* A device family: what a buyer asks about is a device nobody measured, and
  * its nearest measured relatives are its family (one chip generation: an SoC's
  * GPU goes with the discrete cards of its architecture, Strix Halo's RDNA 3.5
@@ -106,6 +120,8 @@ void plan_corpus_family(const char *id, char *out, size_t cap) {
         {"t4", "nvidia-turing"},                        {"h100", "nvidia-hopper"},
         {"h200", "nvidia-hopper"},                      {"gh200", "nvidia-hopper"},
         {"v100", "nvidia-volta"},                       {"p100", "nvidia-pascal"},
+        {"p40", "nvidia-pascal"},                       {"mi50", "amd-gcn5"},
+        {"radeon-pro-w7", "amd-rdna3"},
         {"rx-90", "amd-rdna4"},                         {"radeon-ai-pro-r9700", "amd-rdna4"},
         {"rx-7", "amd-rdna3"},                          {"ryzen-ai-max", "amd-rdna3"},
         {"radeon-780m", "amd-rdna3"},                   {"rx-6", "amd-rdna2"},

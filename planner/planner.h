@@ -755,6 +755,8 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
  * ISO 8601 test_time) predates `month` (PLAN_CURRENT_ERA, PLAN_FA_AUTO_ERA);
  * false for no date. */
 bool plan_dated_before(const char *date, const char *month);
+/* Whether a corpus row measures a device of this family (plan_corpus_family). */
+bool plan_corpus_family_measured(const char *family);
 /* Reads the corpus (its text NUL-terminated); plan_meas_import does too when
  * it sees the header. */
 int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);
@@ -799,11 +801,17 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
 typedef struct plan_accuracy {
     int set;
     int rows[PLAN_PHASES];
-    double median[PLAN_PHASES];
+    double median[PLAN_PHASES];        /* one source held out at a time */
+    double family_median[PLAN_PHASES]; /* one device family (chip generation) held out at a time */
+    /* A catalog device whose family no published result measures: family_median is what
+     * to expect of it (plan_corpus_family_measured), family its name. */
+    bool unmeasured;
+    char family[32];
 } plan_accuracy;
 int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err);
 /* That of the set which predicts most of a placement: the first GPU holding
- * layers, else the host (none for a CPU the probe measured). */
+ * layers, else the host (none for a CPU the probe measured); unmeasured for
+ * a catalog device whose chip generation is in no corpus row. */
 int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accuracy *a, fc_err *err);
 
 /* The corpus's own reproducibility: a row whose test (device, backend, model,

@@ -106,20 +106,23 @@ static json_t *cv_stats_json(const plan_cv_stats *st) {
                      st->n_deep, "deep", st->med_deep, "backends", be, "sets", sets);
 }
 
-/* data/speed_accuracy.csv: the leave-one-source-out medians per efficiency set and phase (plan_accuracy_of_set). */
+/* data/speed_accuracy.csv: the held-out medians per efficiency set and phase (plan_accuracy_of_set),
+ * one source left out at a time and one device family. */
 void rep_cv_csv(FILE *out, const plan_cv_report *r) {
-    const plan_cv_stats *st = &r->st[PLAN_CV_LOSO];
+    const plan_cv_stats *st = &r->st[PLAN_CV_LOSO], *fam = &r->st[PLAN_CV_LOFO];
     fprintf(out, "# How far the speed model was off on published llama-bench results it was not fitted on: refitted without\n"
-                 "# one source at a time, predicting that source. Per efficiency set and phase (decode: tgN tests; prefill:\n"
-                 "# ppN and ppN+tgN), the results and the median |predicted/measured - 1|. Written by 'fitcheck calibrate\n"
-                 "# --cross-validate --csv' over %d results (data/bench_corpus.csv; docs/speed-model.md); 'fitcheck plan'\n"
-                 "# prints it beside a speed.\n"
-                 "set,phase,rows,median_abs_err\n", st->n);
+                 "# one source at a time, predicting that source (median_abs_err), and without one device family (one chip\n"
+                 "# generation) at a time, predicting that family (family_median_abs_err: what to expect on a device whose\n"
+                 "# generation nobody measured). Per efficiency set and phase (decode: tgN tests; prefill: ppN and ppN+tgN),\n"
+                 "# the results and the median |predicted/measured - 1|. Written by 'fitcheck calibrate --cross-validate\n"
+                 "# --csv' over %d results (data/bench_corpus.csv; docs/speed-model.md); 'fitcheck plan' prints it beside a\n"
+                 "# speed.\n"
+                 "set,phase,rows,median_abs_err,family_median_abs_err\n", st->n);
     for (int set = 0; set < PLAN_EFF_SETS; set++)
         for (int ph = 0; ph < PLAN_PHASES; ph++)
             if (st->n_set[set][ph])
-                fprintf(out, "%s,%s,%d,%.4f\n", plan_eff_set_name(set), plan_phase_name(ph), st->n_set[set][ph],
-                        st->med_set[set][ph]);
+                fprintf(out, "%s,%s,%d,%.4f,%.4f\n", plan_eff_set_name(set), plan_phase_name(ph), st->n_set[set][ph],
+                        st->med_set[set][ph], fam->med_set[set][ph]);
 }
 
 /* A measurement as the row of a --cross-validate or --evaluate report, its predictions added by the caller. */

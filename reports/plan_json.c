@@ -10,12 +10,16 @@ json_t *rep_accuracy_json(const plan_accuracy *a) {
     for (int ph = 0; ph < PLAN_PHASES; ph++)
         if (a->rows[ph])
             json_object_set_new(j, plan_phase_name(ph),
-                                json_pack("{s:i,s:f}", "rows", a->rows[ph], "median_abs_err", a->median[ph]));
+                                json_pack("{s:i,s:f,s:f}", "rows", a->rows[ph], "median_abs_err", a->median[ph],
+                                          "family_median_abs_err", a->family_median[ph]));
     if (!json_object_size(j)) {
         json_decref(j);
         return json_null();
     }
     json_object_set_new(j, "set", json_string(plan_eff_set_name(a->set)));
+    /* a catalog device: its chip generation, and whether any published result measures it */
+    json_object_set_new(j, "family", a->family[0] ? json_string(a->family) : json_null());
+    json_object_set_new(j, "family_measured", a->family[0] ? json_boolean(!a->unmeasured) : json_null());
     return j;
 }
 

@@ -307,7 +307,7 @@ typedef struct rep_plan_quant {
  * decode (94 published results) and 12% on prefill (164)": how far a plan's
  * speed may be off (plan_accuracy), as every view says it; "" when no
  * published result was held out for its set. */
-#define REP_ACCURACY_LEN 200
+#define REP_ACCURACY_LEN 320
 void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap);
 /* Under a table of several plans: one line with the held-out decode / prefill
  * medians of each distinct set among a[0..n) (rows 0 ones skipped); nothing

@@ -45,7 +45,8 @@ static void test_families(void) {
         {"rtx-3060-12gb", "nvidia-ampere"}, {"rtx-pro-6000-blackwell", "nvidia-blackwell"},
         {"rx-7900-xtx", "amd-rdna3"},      {"radeon-780m", "amd-rdna3"}, {"rx-9060-xt", "amd-rdna4"},
         {"rx-6800-xt", "amd-rdna2"},       {"arc-b580", "intel-xe2"},   {"arc-140v", "intel-xe2"},
-        {"arc-a770-16gb", "intel-alchemist"}, {"unknown-thing", "unknown-thing"},
+        {"arc-a770-16gb", "intel-alchemist"}, {"unknown-thing", "unknown-thing"}, {"p40", "nvidia-pascal"},
+        {"mi50", "amd-gcn5"},              {"mi100", "amd-cdna"},       {"radeon-pro-w7900", "amd-rdna3"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         char f[64];
@@ -57,6 +58,14 @@ static void test_families(void) {
 /* A device is described once: data/bench_devices.csv holds only what the
  * hardware catalog lacks (the catalog is read first, so a row in both would
  * be shadowed there, its figures silently unused). */
+/* Which chip generations a published result measures: what plan's accuracy line quotes depends on it. */
+static void test_families_measured(void) {
+    CHECK(plan_corpus_family_measured("nvidia-ada") && plan_corpus_family_measured("apple-m2") &&
+          plan_corpus_family_measured("amd-rdna3"));
+    CHECK(!plan_corpus_family_measured("nvidia-pascal") && !plan_corpus_family_measured("amd-epyc-9005") &&
+          !plan_corpus_family_measured(""));
+}
+
 static void test_devices_once(void) {
     const char *cur = plan_data_file("bench_devices.csv");
     CHECK(cur != NULL);
@@ -245,7 +254,8 @@ static void test_accuracy_file(const plan_meas_set *set) {
         for (int ph = 0; ph < PLAN_PHASES; ph++) {
             CHECK_MSG(a.rows[ph] == n[s][ph], "%s %s: %d rows in data/speed_accuracy.csv, %d in the corpus",
                       plan_eff_set_name(s), plan_phase_name(ph), a.rows[ph], n[s][ph]);
-            CHECK(a.rows[ph] == 0 || (a.median[ph] > 0 && a.median[ph] < 1));
+            CHECK(a.rows[ph] == 0 || (a.median[ph] > 0 && a.median[ph] < 1 && a.family_median[ph] > 0 &&
+                                      a.family_median[ph] < 1));
         }
     }
 }
@@ -257,6 +267,7 @@ int main(void) {
     test_flash_attn();
     test_families();
     test_devices_once();
+    test_families_measured();
     test_hostile();
     fc_err err = {0};
     plan_meas_set set = {0};

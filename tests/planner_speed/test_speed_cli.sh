@@ -88,6 +88,7 @@ python3 - "$out" <<'PY' || fail=1
 import json, sys
 a = json.load(open(sys.argv[1]))["speed_accuracy"]
 assert a["set"] == "CUDA" and a["decode"]["rows"] > 50 and 0 < a["decode"]["median_abs_err"] < 0.2, a
+assert a["family"] == "nvidia-ada" and a["family_measured"] and a["decode"]["family_median_abs_err"] > 0, a
 PY
 # What bounds decode, per quantization: the 4090 reads its Q4_K_M at the bandwidth; the RTX 3060 has the
 # least compute per byte of the catalog's cards, and its K-quants decode at the family's kernel rate.
@@ -101,7 +102,7 @@ grep -q "^bound     tg128 is bound by the kernels' arithmetic" "$out" &&
     grep -q "^tg128 of Q5_K_M, .*Q2_K.* is bound by the kernels' arithmetic" "$out" ||
     { echo "FAIL: no kernel-bound lines for the RTX 3060's K-quants"; cat "$out"; fail=1; }
 t 0 "plan accuracy, text" "$bin" plan llama-3.1-8b --hw amd-epyc-9005
-grep -q "^accuracy  held out one source at a time, CPU-datasheet predictions were off" "$out" ||
+grep -q "^accuracy  no published result measures its chip generation (amd-epyc-9005); held out one device family at a time, CPU-datasheet predictions were off" "$out" ||
     { echo "FAIL: no accuracy line for a datasheet CPU"; cat "$out"; fail=1; }
 t 0 "plan --ctx-sweep" "$bin" plan llama-3.1-8b --hw rtx-4090 --ctx 8192 --ctx-sweep
 grep -q "^    8192 " "$out" || { echo "FAIL: sweep does not reach the context"; fail=1; }
@@ -122,6 +123,13 @@ gpu = [h for h in hw if h["fits"] == "GPU"]
 assert all(a["speed"]["tg128_tps"] >= b["speed"]["tg128_tps"] for a, b in zip(gpu, gpu[1:])), "not ranked by speed"
 assert not any(h["device"] == "rtx-4090" for h in gpu), "a 24 GB card cannot hold 70B Q4_K_M"
 PY
+# a device whose chip generation no published result measures (Pascal, the P40): the error of a whole family held
+# out is what to expect of it, and the text says so; a measured generation keeps the one-source line
+t 0 "plan a generation nobody measured" "$bin" plan llama-2-7b --hw p40
+grep -qE "^accuracy  no published result measures its chip generation \(nvidia-pascal\); held out one device family at a time, CUDA predictions were off by a median [0-9]+% on decode \([0-9]+ published results\) and [0-9]+% on prefill \([0-9]+\)$" "$out" ||
+    { echo "FAIL: an unmeasured generation's accuracy line"; grep '^accuracy' "$out"; fail=1; }
+t 0 "plan a measured generation" "$bin" plan llama-2-7b --hw rtx-3090
+grep -q "^accuracy  held out one source at a time, CUDA predictions" "$out" || { echo "FAIL: a measured generation's line"; fail=1; }
 # --bench: llama-bench's tests predicted and written as llama-bench writes them
 t 0 "plan --bench md" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench "pp512,tg128,pp2048@d32768,tg32@d4096,pp512+tg128"
 grep -q "^| model " "$out" && grep -q "pp2048 @ d32768" "$out" && grep -q "pp512+tg128" "$out" \
