@@ -212,17 +212,20 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
     fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM);\n"
                  "devices decoding at least %g t/s first\n",
             fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx, min_tps);
-    fprintf(out, "%4s %-26s %8s %7s  %-7s %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "backend",
+    fprintf(out, "%4s %-31s %8s %7s  %-7s %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "backend",
             "fits", "ngl", "pp512", "tg128", "tg@ctx", "t/s/k$");
-    bool any_caveat = false;
+    bool any_caveat = false, any_unmeasured = false;
     for (size_t i = 0; i < rk->n; i++) {
         const plan_rank_row *x = &rk->row[i];
-        char ngl[16] = "-", price[16] = "-", per[16] = "-";
+        char ngl[16] = "-", price[16] = "-", per[16] = "-", id[sizeof x->id + 2];
+        bool unmeasured = x->where != PLAN_ON_NONE && x->accuracy.unmeasured;
+        snprintf(id, sizeof id, "%s%s", x->id, unmeasured ? " ~" : "");
+        any_unmeasured |= unmeasured;
         if (x->where == PLAN_ON_SPLIT) snprintf(ngl, sizeof ngl, "%d", x->params.n_gpu_layers);
         if (x->price_usd > 0) snprintf(price, sizeof price, "$%.0f", x->price_usd);
         if (x->price_usd > 0 && x->where != PLAN_ON_NONE)
             snprintf(per, sizeof per, "%.1f", x->speed.tg128 / (x->price_usd / 1000));
-        fprintf(out, "%4zu %-26s %6.0f G %7s  %-7s %-20s", i + 1, x->id, x->mem_gib, price, plan_backend_name(x->backend),
+        fprintf(out, "%4zu %-31s %6.0f G %7s  %-7s %-20s", i + 1, id, x->mem_gib, price, plan_backend_name(x->backend),
                 plan_where_name(x->where));
         if (x->where != PLAN_ON_NONE)
             fprintf(out, " %5s %8.0f%c %8.1f %9.1f %9s%s", ngl, x->speed.pp512, x->prefill_unvalidated ? '*' : ' ',
@@ -234,6 +237,9 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
     if (any_caveat)
         fprintf(out, "*: likely too high: a data-center CUDA card's CUDA cores, which unpack quantized weights, run far "
                      "below the share of the cards the model was fitted on (docs/speed-model.md)\n");
+    if (any_unmeasured)
+        fprintf(out, "~: no published result measures its chip generation: expect the error of a whole device family "
+                     "held out (below)\n");
     plan_accuracy *acc = malloc(sizeof *acc * (rk->n + 1));
     size_t n_acc = 0;
     for (size_t i = 0; acc && i < rk->n; i++)

@@ -66,21 +66,37 @@ void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
         }
 }
 
+/* One set's decode / prefill medians: " 5% / 11%". */
+static void medians_put(FILE *out, const plan_accuracy *a, const double *med) {
+    for (int ph = 0; ph < PLAN_PHASES; ph++) {
+        fprintf(out, "%s", ph ? " /" : "");
+        if (a->rows[ph]) fprintf(out, " %.0f%%", 100 * med[ph]);
+        else fprintf(out, " -");
+    }
+}
+
+/* The sets' held-out medians, one source held out; and, for the sets of rows
+ * on a chip generation nobody measured, one whole device family held out. */
 void rep_accuracy_line(FILE *out, const plan_accuracy *a, size_t n) {
-    bool shown[PLAN_EFF_SETS] = {false}, any = false;
+    bool shown[PLAN_EFF_SETS] = {false}, unmeasured[PLAN_EFF_SETS] = {false}, any = false, any_un = false;
+    const plan_accuracy *of_set[PLAN_EFF_SETS] = {NULL};
     for (size_t i = 0; i < n; i++) {
-        if (a[i].set < 0 || a[i].set >= PLAN_EFF_SETS || shown[a[i].set] ||
-            (!a[i].rows[PLAN_PHASE_DECODE] && !a[i].rows[PLAN_PHASE_PREFILL]))
+        if (a[i].set < 0 || a[i].set >= PLAN_EFF_SETS || (!a[i].rows[PLAN_PHASE_DECODE] && !a[i].rows[PLAN_PHASE_PREFILL]))
             continue;
+        unmeasured[a[i].set] |= a[i].unmeasured;
+        if (shown[a[i].set]) continue;
         shown[a[i].set] = true;
+        of_set[a[i].set] = &a[i];
         fprintf(out, "%s %s", any ? "," : "accuracy: held out one source at a time, the median error on decode / prefill was",
                 plan_eff_set_name(a[i].set));
-        for (int ph = 0; ph < PLAN_PHASES; ph++) {
-            fprintf(out, "%s", ph ? " /" : "");
-            if (a[i].rows[ph]) fprintf(out, " %.0f%%", 100 * a[i].median[ph]);
-            else fprintf(out, " -");
-        }
+        medians_put(out, &a[i], a[i].median);
         any = true;
+    }
+    for (int s = 0; s < PLAN_EFF_SETS; s++) {
+        if (!unmeasured[s]) continue;
+        fprintf(out, "%s %s", any_un ? "," : "; one device family held out", plan_eff_set_name(s));
+        medians_put(out, of_set[s], of_set[s]->family_median);
+        any_un = true;
     }
     if (any) fprintf(out, " (data/speed_accuracy.csv)\n");
 }

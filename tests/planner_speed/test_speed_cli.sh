@@ -234,6 +234,10 @@ PY
 t 0 "rank, text" "$bin" plan llama-2-7b --hw all
 grep -q "^accuracy: held out one source at a time, the median error on decode / prefill was CUDA " "$out" ||
     { echo "FAIL: no accuracy line under the ranking"; tail -3 "$out"; fail=1; }
+# a chip generation nobody measured is marked, and its family-held-out error given; a measured one is not marked
+grep -q "^ *[0-9]* p40 ~ " "$out" && grep -q "^ *[0-9]* rtx-4090  " "$out" && grep -q "^~: no published result measures" "$out" &&
+    grep -q "; one device family held out CUDA [0-9]*% / [0-9]*%" "$out" ||
+    { echo "FAIL: unmeasured generations not marked in the ranking"; fail=1; }
 # A host of two NUMA nodes (planner/numa.c): the probe's all-core read is the
 # nodes' sum, which llama.cpp's page-cache weights never see. A model that
 # fits one node is bound to it (numactl, that node's threads) and decodes at
