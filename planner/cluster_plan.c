@@ -390,8 +390,8 @@ const plan_cluster_result *plan_cluster_shown(const plan_cluster_plan *cp) {
     return cp->has_requested ? &cp->requested : cp->splits.best_fits ? &cp->splits.best : &cp->splits.dflt;
 }
 
-/* One llama-bench test on the split shown at the test's own context (q.n_ctx):
- * 0 where it does not fit. A -pg test (pp+tg) decodes after its prompt, and
+/* One llama-bench test with q's split at the test's own context (q.n_ctx): 0
+ * where it does not fit. A -pg test (pp+tg) decodes after its prompt, and
  * llama-bench divides all its tokens by both phases' time (plan_bench_predict). */
 static double bench_test_tps(const plan_cluster *c, const model_desc *m, const plan_params *q, const plan_efficiency *e,
                              const plan_bench_test *t, fc_err *err) {
@@ -420,7 +420,7 @@ int plan_cluster_bench(const plan_cluster_plan *cp, const plan_request *rq, plan
     /* the split llama-bench runs with the same flags: -ts as asked, else its default (by free
      * memory), not the fastest one the plan may show; each test's memory planned again at its context */
     plan_params q = rq->params;
-    for (int i = 0; !rc && i < rq->n_bench; i++) {
+    for (int i = 0; i < rq->n_bench; i++) {
         const plan_bench_test *t = &rq->bench[i];
         q.n_ctx = (uint32_t)(t->n_prompt + t->n_gen + t->n_depth);
         r->bench[i] = *t;
@@ -430,7 +430,7 @@ int plan_cluster_bench(const plan_cluster_plan *cp, const plan_request *rq, plan
         r->n_bench++;
     }
     free(own);
-    return rc;
+    return FC_OK;
 }
 
 int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err) {

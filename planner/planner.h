@@ -806,7 +806,7 @@ typedef struct plan_accuracy {
     /* A catalog device whose family no published result measures: family_median is what
      * to expect of it (plan_corpus_family_measured), family its name. */
     bool unmeasured;
-    char family[32];
+    char family[64];
 } plan_accuracy;
 int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err);
 /* That of the set which predicts most of a placement: the first GPU holding
