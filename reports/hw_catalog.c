@@ -2,21 +2,30 @@
  * (docs/schema-hw.md). */
 #include "reports/reports.h"
 
+/* Whether a published result in the corpus measures the device's chip generation. */
+static bool family_measured(const plan_hw_entry *e, char *family, size_t cap) {
+    plan_corpus_family(e->id, family, cap);
+    return plan_corpus_family_measured(family);
+}
+
 void rep_hw_text(FILE *out, const plan_hw_entry *v, size_t n) {
-    fprintf(out, "%-30s %-15s %-7s %-22s %9s %10s %10s  %s\n", "id", "category", "backend", "memory (GiB)", "GB/s",
+    fprintf(out, "%-32s %-15s %-7s %-22s %9s %10s %10s  %s\n", "id", "category", "backend", "memory (GiB)", "GB/s",
             "FP16 TF", "FP32 TF", "confidence");
     for (size_t i = 0; i < n; i++) {
         const plan_hw_entry *e = &v[i];
-        char mem[64] = "";
+        char mem[64] = "", family[64], id[sizeof e->id + 2];
         /* 8: room for one more "/NNN.N" */
         for (int m = 0, used = 0; m < e->n_memory && used < (int)sizeof mem - 8; m++)
             used += snprintf(mem + used, sizeof mem - (size_t)used, "%s%g", m ? "/" : "", e->memory_gb[m]);
-        fprintf(out, "%-30s %-15s %-7s %-22s %9.0f %10.1f %10.1f  %s\n", e->id, e->category,
+        snprintf(id, sizeof id, "%s%s", e->id, family_measured(e, family, sizeof family) ? "" : " ~");
+        fprintf(out, "%-32s %-15s %-7s %-22s %9.0f %10.1f %10.1f  %s\n", id, e->category,
                 plan_backend_name(plan_hw_entry_backend(e)), mem, e->bandwidth_gbs, e->fp16_tflops, e->fp32_tflops,
                 e->confidence);
     }
     fprintf(out, "\n%zu entries. backend: what llama.cpp runs there by default ('plan --backend' picks another; the ones "
-                 "each device can run and the sources per row: 'fitcheck hw --json').\n", n);
+                 "each device can run and the sources per row: 'fitcheck hw --json'). ~: no published result measures "
+                 "its chip generation, so its speeds are as sure as a whole device family held out (docs/speed-model.md).\n",
+            n);
 }
 
 static json_t *num_array(const double *v, int n) {
@@ -53,6 +62,10 @@ json_t *rep_hw_json(const plan_hw_entry *v, size_t n) {
         json_object_set_new(o, "price_source", e->price_usd > 0 ? json_string(e->price_source) : json_null());
         json_object_set_new(o, "unverified_fields", json_string(e->unverified));
         json_object_set_new(o, "confidence", json_string(e->confidence));
+        char family[64];
+        bool measured = family_measured(e, family, sizeof family);
+        json_object_set_new(o, "family", json_string(family));
+        json_object_set_new(o, "family_measured", json_boolean(measured));
         json_object_set_new(o, "source", json_string(e->source));
         json_array_append_new(arr, o);
     }

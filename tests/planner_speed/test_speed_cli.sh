@@ -238,6 +238,11 @@ grep -q "^accuracy: held out one source at a time, the median error on decode / 
 grep -q "^ *[0-9]* p40 ~ " "$out" && grep -q "^ *[0-9]* rtx-4090  " "$out" && grep -q "^~: no published result measures" "$out" &&
     grep -q "; one device family held out CUDA [0-9]*% / [0-9]*%" "$out" ||
     { echo "FAIL: unmeasured generations not marked in the ranking"; fail=1; }
+t 0 "hw, measured generations" "$bin" hw --json
+python3 -c 'import json,sys; d = {x["id"]: x for x in json.load(open(sys.argv[1]))}; assert not d["p40"]["family_measured"] and d["p40"]["family"] == "nvidia-pascal" and d["rtx-4090"]["family_measured"] and d["apple-m1-7c"]["family_measured"], [d["p40"], d["rtx-4090"]]' "$out" ||
+    { echo "FAIL: hw --json family_measured"; fail=1; }
+t 0 "hw, text" "$bin" hw
+grep -q "^p40 ~ " "$out" && grep -q "^rtx-4090  " "$out" || { echo "FAIL: hw does not mark unmeasured generations"; fail=1; }
 # A host of two NUMA nodes (planner/numa.c): the probe's all-core read is the
 # nodes' sum, which llama.cpp's page-cache weights never see. A model that
 # fits one node is bound to it (numactl, that node's threads) and decodes at
