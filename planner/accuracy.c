@@ -57,9 +57,7 @@ int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accura
     /* A catalog device is known by its id; this machine's devices ("cpu", "gpu0") have no family to look up. */
     plan_hw_entry e;
     fc_err ignored = {0};
-    if (!rc && plan_hwcat_find(d->id, &e, &ignored) == FC_OK) {
-        plan_corpus_family(d->id, a->family, sizeof a->family);
-        a->unmeasured = !plan_corpus_family_measured(a->family);
-    }
+    if (!rc && plan_hwcat_find(d->id, &e, &ignored) == FC_OK)
+        a->unmeasured = !plan_corpus_device_measured(d->id, a->family, sizeof a->family);
     return rc;
 }

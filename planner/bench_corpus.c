@@ -105,6 +105,11 @@ bool plan_corpus_family_measured(const char *family) {
     return false;
 }
 
+bool plan_corpus_device_measured(const char *id, char *family, size_t cap) {
+    plan_corpus_family(id, family, cap);
+    return plan_corpus_family_measured(family);
+}
+
 /* A device family: what a buyer asks about is a device nobody measured, and
  * its nearest measured relatives are its family (one chip generation: an SoC's
  * GPU goes with the discrete cards of its architecture, Strix Halo's RDNA 3.5

@@ -386,10 +386,6 @@ static int steps_fill(const plan_cluster *c, const model_desc *m, const plan_par
     return rc;
 }
 
-const plan_cluster_result *plan_cluster_shown(const plan_cluster_plan *cp) {
-    return cp->has_requested ? &cp->requested : cp->splits.best_fits ? &cp->splits.best : &cp->splits.dflt;
-}
-
 /* One llama-bench test with q's split at the test's own context (q.n_ctx): 0
  * where it does not fit. A -pg test (pp+tg) decodes after its prompt, and
  * llama-bench divides all its tokens by both phases' time (plan_bench_predict). */
@@ -458,7 +454,8 @@ int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *er
         plan_cluster_plan_free(out);
         return rc;
     }
-    const plan_cluster_result *shown = plan_cluster_shown(out);
+    const plan_cluster_result *shown =
+        out->has_requested ? &out->requested : out->splits.best_fits ? &out->splits.best : &out->splits.dflt;
     const model_ftype_info *ft = model_ftype_by_id(m->hp.file_type);
     plan_model_file(m, rq->model_spec, ft ? ft->name : "", out->file, sizeof out->file, &out->file_exists);
     /* setup->numa: index 0 the main host's CPU, 1 + g device g (an rpc-server's CPU when it has no GPU) */

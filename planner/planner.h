@@ -757,6 +757,8 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
 bool plan_dated_before(const char *date, const char *month);
 /* Whether a corpus row measures a device of this family (plan_corpus_family). */
 bool plan_corpus_family_measured(const char *family);
+/* A device id's family (into family[cap]), and whether a corpus row measures it. */
+bool plan_corpus_device_measured(const char *id, char *family, size_t cap);
 /* Reads the corpus (its text NUL-terminated); plan_meas_import does too when
  * it sees the header. */
 int plan_corpus_import(plan_meas_set *s, const char *text, const char *name, fc_err *err);
@@ -1288,9 +1290,6 @@ typedef struct plan_cluster_plan {
 /* plan_make's half for rq->cluster: resolves the hosts and link, checks -ts
  * against the devices, and fills *out. Free with plan_cluster_plan_free. */
 int plan_cluster_make(const plan_request *rq, plan_cluster_plan *out, fc_err *err);
-/* The split the plan shows and its commands run: the one asked for, else the
- * fastest that fits, else llama.cpp's default. */
-const plan_cluster_result *plan_cluster_shown(const plan_cluster_plan *cp);
 /* rq's --bench tests (llama-bench with --rpc) on cp's hosts and link, into r's
  * bench arrays as plan_make's one-machine tests: the split llama-bench runs
  * with the same flags (-ts as asked, else llama.cpp's default), each test at

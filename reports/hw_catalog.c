@@ -2,12 +2,6 @@
  * (docs/schema-hw.md). */
 #include "reports/reports.h"
 
-/* Whether a published result in the corpus measures the device's chip generation. */
-static bool family_measured(const plan_hw_entry *e, char *family, size_t cap) {
-    plan_corpus_family(e->id, family, cap);
-    return plan_corpus_family_measured(family);
-}
-
 void rep_hw_text(FILE *out, const plan_hw_entry *v, size_t n) {
     fprintf(out, "%-32s %-15s %-7s %-22s %9s %10s %10s  %s\n", "id", "category", "backend", "memory (GiB)", "GB/s",
             "FP16 TF", "FP32 TF", "confidence");
@@ -17,7 +11,7 @@ void rep_hw_text(FILE *out, const plan_hw_entry *v, size_t n) {
         /* 8: room for one more "/NNN.N" */
         for (int m = 0, used = 0; m < e->n_memory && used < (int)sizeof mem - 8; m++)
             used += snprintf(mem + used, sizeof mem - (size_t)used, "%s%g", m ? "/" : "", e->memory_gb[m]);
-        snprintf(id, sizeof id, "%s%s", e->id, family_measured(e, family, sizeof family) ? "" : " ~");
+        snprintf(id, sizeof id, "%s%s", e->id, plan_corpus_device_measured(e->id, family, sizeof family) ? "" : " ~");
         fprintf(out, "%-32s %-15s %-7s %-22s %9.0f %10.1f %10.1f  %s\n", id, e->category,
                 plan_backend_name(plan_hw_entry_backend(e)), mem, e->bandwidth_gbs, e->fp16_tflops, e->fp32_tflops,
                 e->confidence);
@@ -63,7 +57,7 @@ json_t *rep_hw_json(const plan_hw_entry *v, size_t n) {
         json_object_set_new(o, "unverified_fields", json_string(e->unverified));
         json_object_set_new(o, "confidence", json_string(e->confidence));
         char family[64];
-        bool measured = family_measured(e, family, sizeof family);
+        bool measured = plan_corpus_device_measured(e->id, family, sizeof family);
         json_object_set_new(o, "family", json_string(family));
         json_object_set_new(o, "family_measured", json_boolean(measured));
         json_object_set_new(o, "source", json_string(e->source));

@@ -78,14 +78,13 @@ static void medians_put(FILE *out, const plan_accuracy *a, const double *med) {
 /* The sets' held-out medians, one source held out; and, for the sets of rows
  * on a chip generation nobody measured, one whole device family held out. */
 void rep_accuracy_line(FILE *out, const plan_accuracy *a, size_t n) {
-    bool shown[PLAN_EFF_SETS] = {false}, unmeasured[PLAN_EFF_SETS] = {false}, any = false, any_un = false;
-    const plan_accuracy *of_set[PLAN_EFF_SETS] = {NULL};
+    bool unmeasured[PLAN_EFF_SETS] = {false}, any = false, any_un = false;
+    const plan_accuracy *of_set[PLAN_EFF_SETS] = {NULL}; /* the first row of each set, the one shown */
     for (size_t i = 0; i < n; i++) {
         if (a[i].set < 0 || a[i].set >= PLAN_EFF_SETS || (!a[i].rows[PLAN_PHASE_DECODE] && !a[i].rows[PLAN_PHASE_PREFILL]))
             continue;
         unmeasured[a[i].set] |= a[i].unmeasured;
-        if (shown[a[i].set]) continue;
-        shown[a[i].set] = true;
+        if (of_set[a[i].set]) continue;
         of_set[a[i].set] = &a[i];
         fprintf(out, "%s %s", any ? "," : "accuracy: held out one source at a time, the median error on decode / prefill was",
                 plan_eff_set_name(a[i].set));

@@ -44,8 +44,11 @@ static int import_text(const char *text, fc_err *err) {
     return rc;
 }
 
-#define OBJ "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"model_n_params\":6738415616," \
-            "\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":10.5}"
+#define OBJ_FIELDS "\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"model_n_params\":6738415616," \
+                   "\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":10.5"
+#define OBJ "{" OBJ_FIELDS "}"
+/* OBJ with more fields (ones it does not have: a duplicate key is refused) */
+#define OBJ_AND(more) "{" OBJ_FIELDS "," more "}"
 
 /* OBJ with the fields of `with` replaced (a duplicate key is refused, so a
  * bad value must replace the good one, not follow it). */
@@ -255,15 +258,9 @@ static void test_record_era(void) {
     fc_err err = {0};
     plan_meas_set s = {0};
     probe_profile p = this_machine();
-    const char *text = "[" OBJ ",{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,"
-                       "\"model_n_params\":6738415616,\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,"
-                       "\"avg_ts\":10.5,\"test_time\":\"2024-06-02T10:00:00Z\"},"
-                       "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,"
-                       "\"model_n_params\":6738415616,\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,"
-                       "\"avg_ts\":10.5,\"test_time\":\"2024-07-02T10:00:00Z\"},"
-                       "{\"model_type\":\"llama 7B Q4_0\",\"model_size\":3825065984,\"engine\":\"fitcheck\","
-                       "\"model_n_params\":6738415616,\"n_threads\":4,\"n_prompt\":0,\"n_gen\":128,"
-                       "\"avg_ts\":10.5,\"test_time\":\"2024-06-02T10:00:00Z\"}]";
+    const char *text = "[" OBJ "," OBJ_AND("\"test_time\":\"2024-06-02T10:00:00Z\"") ","
+                       OBJ_AND("\"test_time\":\"2024-07-02T10:00:00Z\"") ","
+                       OBJ_AND("\"engine\":\"fitcheck\",\"test_time\":\"2024-06-02T10:00:00Z\"") "]";
     CHECK_MSG(plan_meas_import(&s, text, strlen(text), "era.json", &p, &err) == FC_OK, "%s", err.msg);
     CHECK(s.n == 4);
     if (s.n == 4)
