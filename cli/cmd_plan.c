@@ -61,6 +61,9 @@ static void plan_usage(FILE *out) {
             "  --ctx N          context (KV cells, shared by the sequences); default %d\n"
             "  --kv TYPE        KV cache type: f16 (default), q8_0, q4_0\n"
             "  --fa on|off      flash attention (default on, as llama.cpp's -fa auto)\n"
+            "  --llama-build N  the llama.cpp build to plan for (its 'version: N', b4000): one before\n"
+            "                   July 2024 prefills slower where published results measured it; one\n"
+            "                   before the -fa auto default runs without flash attention; default: current\n"
             "  --ngl N|all      layers on the GPUs, as llama.cpp's -ngl (n_layer+1 = with output)\n"
             "  --parallel N     sequences decoded together (-np); default 1\n"
             "  --ubatch N       physical batch (-ub); default %d\n"
@@ -151,7 +154,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         {"no-mmap", no_argument, 0, 'P'}, {"no-repack", no_argument, 0, 'R'}, {"mlock", no_argument, 0, 'L'},
         {"mmproj", required_argument, 0, 0x104}, {"no-mmproj-offload", no_argument, 0, 0x105},
         {"lora", required_argument, 0, 0x106}, {"draft", required_argument, 0, 0x107},
-        {"ngld", required_argument, 0, 0x108},
+        {"ngld", required_argument, 0, 0x108}, {"llama-build", required_argument, 0, 0x109},
         {"link", required_argument, 0, 0x101}, {"pp", required_argument, 0, 0x102}, {"tg", required_argument, 0, 0x103},
         {0, 0, 0, 0},
     };
@@ -164,6 +167,7 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
     plan_params *p = &rq->params;
     int c;
     int64_t v;
+    bool fa_on_given = false;
     optind = 1;
     opterr = 0;
     const char *unknown = cli_llama_aliases(argc, argv, opts, "o:");
@@ -200,6 +204,14 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
             if (strcmp(optarg, "on") && strcmp(optarg, "off") && strcmp(optarg, "auto"))
                 return cli_usage_error("plan", "--fa: say on, off or auto");
             p->flash_attn = strcmp(optarg, "off") != 0;
+            fa_on_given = !strcmp(optarg, "on");
+            break;
+        case 0x109:
+            /* "b4000" as the release tags name it, or the number --version prints */
+            if (!cli_parse_i64(optarg + (optarg[0] == 'b'), 1, PLAN_BUILD_MAX, &v))
+                return cli_usage_error("plan", "--llama-build: '%s' is not a llama.cpp build number (b4000, 4000)",
+                                       optarg);
+            p->llama_build = (uint32_t)v;
             break;
         case 'g':
             if (!strcmp(optarg, "all")) p->n_gpu_layers = PLAN_NGL_ALL;
@@ -282,6 +294,8 @@ static int plan_parse(int argc, char **argv, plan_args *rq) {
         default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    /* a build before -fa auto ran without flash attention unless told -fa */
+    if (!plan_build_fa_auto(p->llama_build) && !fa_on_given) p->flash_attn = false;
     if (rq->budget_usd > 0 && !rq->hw_all) return cli_usage_error("plan", "--budget ranks devices: use it with --hw all");
     if (rq->model ? optind != argc : optind != argc - 1)
         return cli_usage_error("plan", optind >= argc && !rq->model ? "no MODEL given" : "one MODEL at a time");

@@ -33,13 +33,13 @@ _fitcheck() {
     --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --profile|--show) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --models-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --ctx|--ngl|--parallel|--ubatch|--threads|-t|--min-tps|--title|--n-cpu-moe|--tensor-split) return ;;
+    --ctx|--ngl|--parallel|--ubatch|--threads|-t|--min-tps|--title|--n-cpu-moe|--tensor-split|--llama-build) return ;;
     esac
 
     local opts=""
     case "$verb" in
     probe) opts="--quick --output -o --show --peer --json --no-gpu --gpu-only --force --threads --models-dir --help" ;;
-    plan) opts="--quant --ctx --kv --fa --ngl --parallel --ubatch --tensor-split --cpu-moe --n-cpu-moe --hw --min-tps --ctx-sweep --link --pp --tg --mmproj --no-mmproj-offload --lora --draft --ngld --json -o --help" ;;
+    plan) opts="--quant --ctx --kv --fa --ngl --parallel --ubatch --tensor-split --cpu-moe --n-cpu-moe --hw --min-tps --ctx-sweep --link --pp --tg --mmproj --no-mmproj-offload --lora --draft --ngld --bench --backend --budget --llama-build --no-mmap --no-repack --mlock --json -o --help" ;;
     run) opts="--bench -o --json --help" ;;
     report) opts="--output -o --profile --hw --runs --ctx --title --help" ;;
     inspect) opts="--tensors --json --help" ;;

@@ -91,6 +91,45 @@ bool plan_dated_before(const char *date, const char *month) {
     return isdigit((unsigned char)date[0]) && strncmp(date, month, strlen(month)) < 0;
 }
 
+bool plan_build_old(uint32_t build) { return build > 0 && build < PLAN_CURRENT_ERA_BUILD; }
+
+bool plan_build_fa_auto(uint32_t build) { return build == 0 || build >= PLAN_FA_AUTO_BUILD; }
+
+/* A row's build era: what its source says its build ran, else its date. */
+static bool corpus_row_old(char **f) {
+    return f[C_ERA][0] ? !strcmp(f[C_ERA], "old") : plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
+}
+
+#define CORPUS_MAX_SOURCES 256 /* distinct sources counted; the corpus has about 120 */
+
+/* FNV-1a: sources told apart by a 64-bit hash of their text, not kept whole. */
+static uint64_t source_hash(const char *s) {
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+int plan_corpus_old_rows(int backend, int *n_sources) {
+    const char *cur = plan_data_file("bench_corpus.csv");
+    char line[CORPUS_LINE_MAX];
+    bool header = false;
+    uint64_t seen[CORPUS_MAX_SOURCES];
+    int rows = 0, n_seen = 0;
+    while (cur && plan_csv_data_line(&cur, line, sizeof line, &header)) {
+        char *f[CORPUS_FIELDS];
+        if (plan_csv_fields(line, f, CORPUS_FIELDS) != CORPUS_FIELDS ||
+            plan_backend_from_name(f[C_BACKEND]) != backend || !corpus_row_old(f))
+            continue;
+        rows++;
+        uint64_t h = source_hash(f[C_SOURCE]);
+        int i = 0;
+        while (i < n_seen && seen[i] != h) i++;
+        if (i == n_seen && n_seen < CORPUS_MAX_SOURCES) seen[n_seen++] = h;
+    }
+    *n_sources = n_seen;
+    return rows;
+}
+
 bool plan_corpus_family_measured(const char *family) {
     const char *cur = plan_data_file("bench_corpus.csv");
     char line[CORPUS_LINE_MAX];
@@ -214,7 +253,7 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     snprintf(m->source, sizeof m->source, "%s", f[C_SOURCE]);
     /* The build era as the source states it (which kernels ran), else from the date ("2024-05",
      * "2023-11..2025": its start). */
-    m->setup.old_build = f[C_ERA][0] ? !strcmp(f[C_ERA], "old") : plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
+    m->setup.old_build = corpus_row_old(f);
     plan_speed_setup *su = &m->setup;
     /* -fa as given, else its default in the row's build */
     su->no_fa = f[C_FA][0] ? !strcmp(f[C_FA], "0") : plan_dated_before(f[C_DATE], PLAN_FA_AUTO_ERA);

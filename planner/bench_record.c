@@ -36,6 +36,7 @@ static const struct bench_field {
 #define NUM(key, k, kind, min, max, req) {key, kind, offsetof(plan_bench_record, k), 0, min, max, req}
     STR(build_commit), STR(cpu_info), STR(gpu_info), STR(backends), STR(engine), STR(isa), STR(model_filename),
     STR(model_type), STR(type_k), STR(type_v), STR(tensor_split), STR(test_time),
+    NUM("build_number", build_number, F_INT, 0, PLAN_BUILD_MAX, false),
     NUM("model_size", model_size, F_U64, 0, PLAN_BENCH_MAX_BYTES, false),
     NUM("model_n_params", model_n_params, F_U64, 0, PLAN_BENCH_MAX_PARAMS, false),
     NUM("n_batch", n_batch, F_INT, 0, INT_MAX, false),

@@ -171,8 +171,11 @@ int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_
     if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain_isa = plan_repack_of_isa(p->isa);
     /* -fa 0 (an older llama-bench's false); fitcheck's engine has one attention kernel */
     m->setup.no_fa = engine == PLAN_ENG_LLAMACPP && r->flash_attn == 0;
-    /* a llama.cpp build of before int8 tensor-core MMQ, told by when its test ran (as the corpus's rows) */
-    m->setup.old_build = engine == PLAN_ENG_LLAMACPP && plan_dated_before(r->test_time, PLAN_CURRENT_ERA);
+    /* a llama.cpp build of before int8 tensor-core MMQ, told by its build number, else by when its test ran
+     * (as the corpus's rows): an old build run today is still old */
+    bool old = r->build_number > 0 ? plan_build_old((uint32_t)r->build_number)
+                                   : plan_dated_before(r->test_time, PLAN_CURRENT_ERA);
+    m->setup.old_build = engine == PLAN_ENG_LLAMACPP && old;
     plan_model_summary ms = {.n_params = (double)r->model_n_params, .size_bytes = (double)r->model_size,
                              .type = (uint32_t)type};
     if (!rc) rc = record_loads(m, r->model_filename, &ms, ngl, where, err);

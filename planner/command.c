@@ -134,8 +134,11 @@ void plan_command_line(const plan_params *p, const uint32_t *gpu_layers, int n_g
     /* A model by URL: llama.cpp downloads it itself (-mu, --model-url). */
     APPEND("llama-server %s ", http_is_url(file) ? "-mu" : "-m");
     if (n < cap) n += shell_quote(buf + n, cap - n, file);
-    APPEND(" -ngl %d -c %u -ctk %s -ctv %s -fa %s", ngl, p->n_ctx, ggml_type_get(p->type_k)->name,
-           ggml_type_get(p->type_v)->name, p->flash_attn ? "on" : "off");
+    APPEND(" -ngl %d -c %u -ctk %s -ctv %s", ngl, p->n_ctx, ggml_type_get(p->type_k)->name,
+           ggml_type_get(p->type_v)->name);
+    /* -fa took no value, and flash attention was off without it, before PR #15434 */
+    if (plan_build_fa_auto(p->llama_build)) APPEND(" -fa %s", p->flash_attn ? "on" : "off");
+    else if (p->flash_attn) APPEND(" -fa");
     if (p->n_ubatch != PLAN_DEFAULT_UBATCH) APPEND(" -ub %u", p->n_ubatch);
     if (p->n_batch != PLAN_DEFAULT_BATCH && p->n_batch != p->n_ubatch) APPEND(" -b %u", p->n_batch);
     if (p->n_parallel > 1) APPEND(" -np %u", p->n_parallel);

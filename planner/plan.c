@@ -135,6 +135,35 @@ static int cluster_fill(const plan_request *rq, plan_result *r, fc_err *err) {
     return rc;
 }
 
+/* What a named llama.cpp build from before PLAN_CURRENT_ERA_BUILD changes
+ * (plan --llama-build), on the device that runs most of the plan (the first
+ * GPU holding layers, else the host), and how many published results of such
+ * builds its era factors rest on: none, and the prediction is a current build's. */
+static void build_note(plan_result *r, const plan_efficiency *e) {
+    uint32_t b = r->params.llama_build;
+    if (!plan_build_old(b)) return;
+    const plan_device *dev = &r->hw.host;
+    for (int g = 0; g < r->hw.n_gpu; g++)
+        if (r->mem.gpu[g].n_layers) {
+            dev = &r->hw.gpu[g];
+            break;
+        }
+    int be = dev == &r->hw.host ? PLAN_CPU : dev->backend, n_src;
+    int rows = plan_corpus_old_rows(be, &n_src);
+    if (!rows) {
+        note_add(r, "speed: llama.cpp b%u predates July 2024 (b%d), and no published result measures %s on a build "
+                 "that old: predicted as a current build", b, PLAN_CURRENT_ERA_BUILD, plan_backend_name(be));
+        return;
+    }
+    plan_speed_dev sd;
+    plan_speed_dev_from_device(&sd, dev);
+    const double *k = e->set[plan_eff_set_of(&sd, PLAN_ENG_LLAMACPP)][PLAN_ENG_LLAMACPP].scalar;
+    note_add(r, "speed: llama.cpp b%u predates July 2024 (b%d): %s prefilled quantized weights at %.2fx and paid "
+             "%.2fx the fixed decode costs of a current build (fitted to %d results of such builds, %d sources); "
+             "memory as a current build's", b, PLAN_CURRENT_ERA_BUILD, plan_backend_name(be), k[PLAN_EFF_ERA_PP],
+             1.0 / k[PLAN_EFF_ERA_DEC], rows, n_src);
+}
+
 int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
     memset(r, 0, sizeof *r);
     r->model = rq->model;
@@ -199,6 +228,7 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
                  r->speed.storage_assumed ? "assumed: no measured disk, 'fitcheck probe' measures it"
                                           : "the probe's sequential read");
     }
+    if (r->has_speed) build_note(r, e);
     for (int g = 0; r->has_speed && g < r->hw.n_gpu; g++) {
         double share;
         if (plan_prefill_unvalidated(&r->hw.gpu[g], &share))

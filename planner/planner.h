@@ -162,6 +162,8 @@ typedef struct plan_params {
     uint32_t n_outputs_max;    /* logits rows per ubatch the graph is reserved for: 0 = as llama-server and
                                 * llama-cli reserve them (plan_outputs_reserved), PLAN_OUTPUTS_ALL = every
                                 * token of the ubatch (llama-bench, and every tool before llama.cpp PR #23861) */
+    uint32_t llama_build;      /* the llama.cpp build planned for (plan --llama-build; its speed era, its -fa
+                                * syntax and default: plan_build_old, plan_build_fa_auto); 0 = a current one */
 } plan_params;
 
 /* What llama-server loads next to the model (planner/extras.c,
@@ -678,6 +680,7 @@ void plan_bench_tensor_split(const float *split, int n, char *buf, size_t cap);
 
 typedef struct plan_bench_record {
     char build_commit[48];
+    int build_number;       /* llama.cpp's (plan_build_old); 0 = not given */
     char cpu_info[128];
     char gpu_info[128];
     char backends[32];
@@ -755,6 +758,30 @@ int plan_bench_predict_own(plan_bench_record *recs, int n, const model_desc *m, 
  * ISO 8601 test_time) predates `month` (PLAN_CURRENT_ERA, PLAN_FA_AUTO_ERA);
  * false for no date. */
 bool plan_dated_before(const char *date, const char *month);
+/* The same two boundaries as llama.cpp build numbers (`llama-cli --version`
+ * prints "version: N (commit)", llama-bench "build: commit (N)" and its
+ * build_number field), for a build the user names and a record that carries
+ * its number, whatever day it ran. llama.cpp numbers each master commit in
+ * turn; dated anchors (docs/speed-model.md, "Build era"): */
+/* b3200 ran on 2024-06-21 (ggml-org/ci, llama.cpp/73/d5f903eb...: "main: build =
+ * 3200", "date: Fri Jun 21 ... 2024") and b3441 was master on 2024-07-23
+ * (ikawrakow's ik_llama.cpp wiki, "July 2024: Prompt processing performance
+ * comparison"): 7.5 builds a day between, so July 2024 began near b3275 (b3091
+ * on 2024-06-09, msys2/MINGW-packages#21118, gives 9 a day before). */
+#define PLAN_CURRENT_ERA_BUILD 3275
+/* -fa on|off|auto, auto by default (PR #15434, merge e81b8e4b, 2025-08-30):
+ * b6327 of that day has it (mybigday/llama.node#102, "sync llama.cpp to b6327":
+ * "introduce flash_attn_type (auto|on|off)"); b6322, the same day, is the last
+ * build a release lists before it, so b6323..b6326 are not known either way. */
+#define PLAN_FA_AUTO_BUILD 6327
+#define PLAN_BUILD_MAX 1000000   /* b10326 in August 2026: a number this high is a typo */
+/* Whether build (0: a current one) is of the old era (PLAN_EFF_ERA_*). */
+bool plan_build_old(uint32_t build);
+/* Whether build (0: a current one) takes -fa on|off|auto and defaults to auto;
+ * before, -fa was a bare flag and flash attention was off unless given. */
+bool plan_build_fa_auto(uint32_t build);
+/* A backend's published results from old builds in the corpus (built in): rows and distinct sources. */
+int plan_corpus_old_rows(int backend, int *n_sources);
 /* Whether a corpus row measures a device of this family (plan_corpus_family). */
 bool plan_corpus_family_measured(const char *family);
 /* A device id's family (into family[cap]), and whether a corpus row measures it. */

@@ -68,6 +68,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->engine = PLAN_ENG_LLAMACPP;
     s->n_ubatch = p->n_ubatch;
     s->no_fa = !p->flash_attn;
+    s->old_build = plan_build_old(p->llama_build);
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
     cpu_numa(s, 0, &hw->host, &mem->host);

@@ -9,8 +9,8 @@
 /* Columns in llama-bench's order. Keyed columns are its CSV/JSON fields;
  * titled columns are its Markdown table. */
 enum {
-    B_COMMIT, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD, B_NGL_MD,
-    B_THREADS_MD, B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_SPLIT, B_PROMPT, B_GEN, B_DEPTH,
+    B_COMMIT, B_BUILD, B_CPU, B_GPU, B_BACKENDS, B_ENGINE, B_ISA, B_FILE, B_MODEL, B_SIZE, B_PARAMS, B_BACKEND_MD,
+    B_NGL_MD, B_THREADS_MD, B_BATCH, B_UBATCH, B_THREADS, B_TYPE_K, B_TYPE_V, B_NGL, B_FA, B_SPLIT, B_PROMPT, B_GEN, B_DEPTH,
     B_TEST, B_TIME, B_AVG_NS, B_SD_NS, B_AVG_TS, B_SD_TS, B_TS, B_PRED, B_ERR, B_BW_NOW, B_PRED_NOW, B_ERR_NOW,
     B_SAMPLES_NS, B_SAMPLES_TS, B_SCHEMA, B_COUNT
 };
@@ -18,6 +18,7 @@ enum {
 /* Titles set NULL here appear only when a row needs them (rep_bench_table). */
 static const rep_col bench_cols[B_COUNT] = {
     [B_COMMIT] = {"build_commit", NULL, REP_LEFT, false},
+    [B_BUILD] = {"build_number", NULL, REP_RIGHT, false},
     [B_CPU] = {"cpu_info", NULL, REP_LEFT, false},
     [B_GPU] = {"gpu_info", NULL, REP_LEFT, false},
     [B_BACKENDS] = {"backends", NULL, REP_LEFT, false},
@@ -92,7 +93,7 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
      * ngl, a CPU's threads (a backend naming CPU or BLAS is a CPU one: a Mac's
      * "MTL,BLAS" shows threads); n_batch, n_ubatch, each cache type and fa
      * and ts only where a row is not at llama-bench's default (-b 2048, -ub 512,
-     * f16, -fa auto = -1, no -ts). The prediction columns appear only when there is one. */
+     * f16, -fa auto = -1 or before it off, no -ts). The prediction columns appear only when there is one. */
     rep_col cols[B_COUNT];
     memcpy(cols, bench_cols, sizeof cols);
     bool any_pred = false, any_now = false, any_cpu = false, any_gpu = false;
@@ -107,7 +108,9 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         if (r->n_ubatch > 0 && r->n_ubatch != PLAN_DEFAULT_UBATCH) cols[B_UBATCH].title = "n_ubatch";
         if (kv_not_default(r->type_k)) cols[B_TYPE_K].title = "type_k";
         if (kv_not_default(r->type_v)) cols[B_TYPE_V].title = "type_v";
-        if (r->flash_attn != PLAN_BENCH_FA_AUTO) cols[B_FA].title = "fa";
+        /* -fa's default: auto (-1) since PLAN_FA_AUTO_BUILD, off (0) before it (a build_number of 0 is not given) */
+        if (r->flash_attn == 1 || (r->flash_attn == 0 && plan_build_fa_auto((uint32_t)r->build_number)))
+            cols[B_FA].title = "fa";
         if (r->tensor_split[0] && strcmp(r->tensor_split, "0.00")) cols[B_SPLIT].title = "ts";
     }
     if (!any_pred) cols[B_PRED].title = cols[B_ERR].title = NULL;
@@ -122,6 +125,8 @@ rep_table *rep_bench_table(const plan_bench_record *rows, int n, fc_err *err) {
         char test[PLAN_BENCH_NAME_MAX];
         rep_table_add_row(t);
         rep_cell_str(t, B_COMMIT, r->build_commit);
+        if (r->build_number > 0) rep_cell_i64(t, B_BUILD, r->build_number);
+        else rep_cell_none(t, B_BUILD);
         rep_cell_str(t, B_CPU, r->cpu_info);
         rep_cell_str(t, B_GPU, r->gpu_info);
         rep_cell_str(t, B_BACKENDS, r->backends);

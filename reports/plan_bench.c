@@ -52,8 +52,11 @@ static void bench_base(const plan_result *r, plan_bench_record *b) {
     b->n_gpu_layers = r->params.n_gpu_layers;
     snprintf(b->type_k, sizeof b->type_k, "%s", ggml_type_get(r->params.type_k)->name);
     snprintf(b->type_v, sizeof b->type_v, "%s", ggml_type_get(r->params.type_v)->name);
-    /* on is what -fa auto gives where the backend has the kernel (plan --fa) */
-    b->flash_attn = r->params.flash_attn ? PLAN_BENCH_FA_AUTO : 0;
+    /* on is what -fa auto gives where the backend has the kernel (plan --fa); a build
+     * before -fa auto (plan --llama-build) records false/true, as its llama-bench did */
+    b->build_number = (int)r->params.llama_build;
+    if (plan_build_fa_auto(r->params.llama_build)) b->flash_attn = r->params.flash_attn ? PLAN_BENCH_FA_AUTO : 0;
+    else b->flash_attn = r->params.flash_attn;
     plan_bench_tensor_split(r->params.tensor_split, (int)r->params.n_tensor_split, b->tensor_split,
                             sizeof b->tensor_split);
 }

@@ -165,6 +165,9 @@ json_t *rep_plan_json(const plan_result *r) {
     json_object_set_new(s, "flash_attn", json_boolean(p->flash_attn));
     json_object_set_new(s, "n_parallel", json_integer(p->n_parallel));
     json_object_set_new(s, "n_gpu_layers", json_integer(plan_ngl_count(p, &d->hp)));
+    /* --llama-build: the build planned for, null = a current one; old: of the era before July 2024 */
+    json_object_set_new(s, "llama_build", p->llama_build ? json_integer(p->llama_build) : json_null());
+    json_object_set_new(s, "build_era", json_string(plan_build_old(p->llama_build) ? "old" : "current"));
     json_object_set_new(root, "settings", s);
     json_object_set_new(root, "hardware", json_string(r->hw.label));
     for (int g = 0; g < r->hw.n_gpu; g++) {

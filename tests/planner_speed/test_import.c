@@ -251,22 +251,27 @@ static void test_same_minute_basis(void) {
     plan_meas_set_free(&s);
 }
 
-/* A llama-bench record's build era is told by when its test ran, as the
- * corpus's rows are by their date (PLAN_CURRENT_ERA): the era factors apply
- * to a June-2024 run, not to a later one, and never to fitcheck's engine. */
+/* A llama-bench record's build era is told by its build number where it has
+ * one (PLAN_CURRENT_ERA_BUILD: an old build run today is old), else by when its
+ * test ran, as the corpus's rows are by their date (PLAN_CURRENT_ERA): the era
+ * factors apply to a June-2024 run, not to a later one, and never to
+ * fitcheck's engine. */
 static void test_record_era(void) {
     fc_err err = {0};
     plan_meas_set s = {0};
     probe_profile p = this_machine();
     const char *text = "[" OBJ "," OBJ_AND("\"test_time\":\"2024-06-02T10:00:00Z\"") ","
                        OBJ_AND("\"test_time\":\"2024-07-02T10:00:00Z\"") ","
-                       OBJ_AND("\"engine\":\"fitcheck\",\"test_time\":\"2024-06-02T10:00:00Z\"") "]";
+                       OBJ_AND("\"engine\":\"fitcheck\",\"test_time\":\"2024-06-02T10:00:00Z\"") ","
+                       OBJ_AND("\"build_number\":3000,\"test_time\":\"2026-12-06T10:00:00Z\"") ","
+                       OBJ_AND("\"build_number\":3300,\"test_time\":\"2024-06-02T10:00:00Z\"") "]";
     CHECK_MSG(plan_meas_import(&s, text, strlen(text), "era.json", &p, &err) == FC_OK, "%s", err.msg);
-    CHECK(s.n == 4);
-    if (s.n == 4)
+    CHECK(s.n == 6);
+    if (s.n == 6)
         CHECK_MSG(!s.m[0].setup.old_build && s.m[1].setup.old_build && !s.m[2].setup.old_build &&
-                      !s.m[3].setup.old_build, "old_build %d %d %d %d", s.m[0].setup.old_build, s.m[1].setup.old_build,
-                  s.m[2].setup.old_build, s.m[3].setup.old_build);
+                      !s.m[3].setup.old_build && s.m[4].setup.old_build && !s.m[5].setup.old_build,
+                  "old_build %d %d %d %d %d %d", s.m[0].setup.old_build, s.m[1].setup.old_build,
+                  s.m[2].setup.old_build, s.m[3].setup.old_build, s.m[4].setup.old_build, s.m[5].setup.old_build);
     plan_meas_set_free(&s);
 }
 

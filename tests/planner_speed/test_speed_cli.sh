@@ -154,6 +154,34 @@ python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r[0]["n_gp
 t 0 "plan --bench -fa off -ub 1024" "$bin" plan llama-3.1-8b --hw rtx-4090 --fa off --ubatch 1024 --bench pp512
 grep -q "| backend    | ngl | n_ubatch |  fa |            test |" "$out" && grep -q "| CUDA       |  -1 |     1024 |   0 |" "$out" ||
     { echo "FAIL: -fa 0 and -ub 1024 not in llama-bench's columns"; cat "$out"; fail=1; }
+# --llama-build: a build before July 2024 (PLAN_CURRENT_ERA_BUILD) prefills at its era's rate where published
+# results measured such builds (CUDA), and one before -fa auto runs without flash attention unless told: its
+# llama-bench recorded false, its llama-server took -fa bare; a current build is the default's plan, exactly
+t 0 "plan --llama-build current" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench pp512,tg128 -o json --llama-build b7000
+cp "$out" "$tmp/build_now.json"
+t 0 "plan --llama-build old" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench pp512,tg128 -o json --llama-build b3000
+cp "$out" "$tmp/build_old.json"
+t 0 "plan --bench, no build" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench pp512,tg128 -o json
+python3 - "$tmp/build_now.json" "$tmp/build_old.json" "$out" <<'PY' || { echo "FAIL: --llama-build"; fail=1; }
+import json, sys
+now, old, default = (json.load(open(f)) for f in sys.argv[1:])
+assert [x["avg_ts"] for x in now] == [x["avg_ts"] for x in default], (now, default)
+assert now[0]["build_number"] == 7000 and default[0]["build_number"] is None and old[0]["build_number"] == 3000
+assert all(x["flash_attn"] == 0 for x in old) and all(x["flash_attn"] == -1 for x in now), old
+# CUDA's int8 tensor-core MMQ came in June 2024: the old build's prefill is well below; decode barely moves
+assert old[0]["avg_ts"] < 0.8 * now[0]["avg_ts"], (old[0], now[0])
+assert 0.9 * now[1]["avg_ts"] < old[1]["avg_ts"] <= now[1]["avg_ts"], (old[1], now[1])
+PY
+t 0 "plan --llama-build old, text" "$bin" plan llama-3.1-8b --hw rtx-4090 --llama-build 3000 --fa on
+grep -q "llama.cpp b3000 predates July 2024 (b3275): CUDA prefilled quantized weights at 0.[0-9]*x" "$out" &&
+    grep -q "ctv f16 -fa\( \|$\)" "$out" && ! grep -q -- "-fa on" "$out" ||
+    { echo "FAIL: an old build's note or -fa flag"; cat "$out"; fail=1; }
+t 0 "plan --llama-build, SYCL" "$bin" plan llama-3.1-8b --hw arc-b580 --llama-build 3000
+grep -q "no published result measures SYCL on a build that old: predicted as a current build" "$out" &&
+    ! grep -q -- " -fa" "$out" || { echo "FAIL: an unmeasured era not said"; cat "$out"; fail=1; }
+t 2 "plan --llama-build bad" "$bin" plan llama-3.1-8b --hw rtx-4090 --llama-build b3x
+grep -q "'b3x' is not a llama.cpp build number" "$errf" || { echo "FAIL: bad build not named"; fail=1; }
+t 2 "plan --llama-build 0" "$bin" plan llama-3.1-8b --hw rtx-4090 --llama-build 0
 t 0 "plan --bench -ts" "$bin" plan llama-3.1-70b --hw rtx-3090,rtx-3090 --tensor-split 41,39 --bench pp512
 grep -q "| ngl | ts           |            test |" "$out" && grep -q "|  -1 | 41.00/39.00  |           pp512 |" "$out" ||
     { echo "FAIL: -ts not in llama-bench's ts column"; cat "$out"; fail=1; }

@@ -70,6 +70,7 @@ int main(int argc, char **argv) {
     CHECK(n == 2);
     if (n == 2) {
         CHECK(rows[0].model_size == 4677120000ull && rows[0].n_gpu_layers == -1 && rows[0].n_samples == 5);
+        CHECK(rows[0].build_number == 5163 && rows[1].build_number == 0);
         CHECK_NEAR(rows[0].avg_ts, 7100.002165, 1e-6);
         char name[64];
         CHECK(!strcmp(plan_bench_test_name(&rows[0].test, name, sizeof name), "pp512"));
@@ -85,6 +86,19 @@ int main(int argc, char **argv) {
         CHECK_MSG(strstr(md, "| CUDA       |   0 |    tg128 @ d512 |        118.88 \u00b1 1.04 |"), "second row:\n%s", md);
         CHECK_MSG(!strstr(md, "predicted"), "prediction column without predictions:\n%s", md);
         free(md);
+        /* -fa 0 is llama-bench's default before -fa auto (PLAN_FA_AUTO_BUILD): no fa column there; after it, one */
+        rows[0].flash_attn = rows[1].flash_attn = 0;
+        rows[1].build_number = 5163;
+        md = render(rows, n, REP_FMT_MD);
+        CHECK_MSG(!strstr(md, " fa "), "an old build's default -fa 0 as a column:\n%s", md);
+        free(md);
+        rows[0].build_number = PLAN_FA_AUTO_BUILD;
+        md = render(rows, n, REP_FMT_MD);
+        CHECK_MSG(strstr(md, "| ngl |  fa |"), "-fa 0 of a current build without its column:\n%s", md);
+        free(md);
+        rows[0].flash_attn = rows[1].flash_attn = PLAN_BENCH_FA_AUTO;
+        rows[0].build_number = 5163;
+        rows[1].build_number = 0;
         /* llama-bench's rule: a GPU backend's table shows ngl, a CPU's threads */
         snprintf(rows[1].backends, sizeof rows[1].backends, "CPU");
         md = render(rows, n, REP_FMT_MD);
@@ -147,10 +161,13 @@ int main(int argc, char **argv) {
         }
         free(back);
         char *csv = render(rows, n, REP_FMT_CSV);
-        const char head[] = "build_commit,cpu_info,gpu_info,backends,engine,isa,model_filename,model_type,";
+        /* llama-bench's fields in its order (get_fields), build_number second; engine and isa are fitcheck's */
+        const char head[] = "build_commit,build_number,cpu_info,gpu_info,backends,engine,isa,model_filename,"
+                            "model_type,";
         CHECK_MSG(strncmp(csv, head, sizeof head - 1) == 0, "csv header: %.120s", csv);
         /* llama-bench's own rows are llama.cpp's: calibrate reads the engine. */
         CHECK(strstr(csv, "\"CUDA\",\"llama.cpp\",\"\",\"q.gguf\"") != NULL);
+        CHECK(strstr(csv, "\"8cf427ff\",\"5163\",") != NULL);
         CHECK(!strstr(csv, "samples_ns"));
         /* our csv reads back through the one reader */
         plan_bench_record *fromcsv = NULL;
