@@ -95,9 +95,14 @@ bool plan_build_old(uint32_t build) { return build > 0 && build < PLAN_CURRENT_E
 
 bool plan_build_fa_auto(uint32_t build) { return build == 0 || build >= PLAN_FA_AUTO_BUILD; }
 
-/* A row's build era: what its source says its build ran, else its date. */
+/* A row's build era: what its source says its build ran, else its build number (a commit hash, 7 or more hex
+ * digits, never reads as one: all digits, it is beyond PLAN_BUILD_MAX), else its date, as a llama-bench
+ * record's (calibrate_import.c). */
 static bool corpus_row_old(char **f) {
-    return f[C_ERA][0] ? !strcmp(f[C_ERA], "old") : plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
+    double build;
+    if (f[C_ERA][0]) return !strcmp(f[C_ERA], "old");
+    if (num_in(f[C_BUILD], 1, PLAN_BUILD_MAX, &build)) return plan_build_old((uint32_t)build);
+    return plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
 }
 
 #define CORPUS_MAX_SOURCES 256 /* distinct sources counted; the corpus has about 120 */
