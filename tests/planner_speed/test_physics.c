@@ -109,27 +109,33 @@ static void check_model(const model_catalog_info *info, const model_hparams *hp,
             pl.kv_type = GGML_TYPE_F16;
             if (plan_speed_loads(s, &d, &pl, &err)) continue;
             const plan_speed_load *l = &s->load[0];
-            double tg[DEPTHS], pp[DEPTHS];
-            for (int j = 0; j < DEPTHS; j++) {
-                tg[j] = plan_speed_tg_tps(s, eff, 1, depths[j]);
-                pp[j] = plan_speed_pp_tps(s, eff, PLAN_TEST_PP, depths[j]);
-            }
-            n_checked++;
             double bytes = token_bytes(l);
             double bound = dv[k].spec_gbs * 1e9 / bytes; /* depth 0: the weights alone */
-            if (tg[0] > bound * (1 + REL_EPS) && n_bad_bw++ < 5)
-                fprintf(stderr, "%s %s %s: decode %.1f t/s above bandwidth bound %.1f\n", dv[k].id, info->name, ft, tg[0],
-                        bound);
             bool all_float;
-            double pp_bound = (all_float = false, 0);
             double elems = token_elems(l, &all_float);
-            pp_bound = (all_float ? dv[k].peak_f : dv[k].peak_q) / (2 * elems);
-            if (pp[0] > pp_bound * (1 + REL_EPS) && n_bad_pp++ < 5)
-                fprintf(stderr, "%s %s %s: prefill %.1f t/s above peak-compute bound %.1f\n", dv[k].id, info->name, ft,
-                        pp[0], pp_bound);
-            for (int j = 1; j < DEPTHS; j++)
-                if ((tg[j] > tg[j - 1] * (1 + REL_EPS) || pp[j] > pp[j - 1] * (1 + REL_EPS)) && n_bad_depth++ < 5)
-                    fprintf(stderr, "%s %s %s: speed rises with depth %d\n", dv[k].id, info->name, ft, depths[j]);
+            double pp_bound = (all_float ? dv[k].peak_f : dv[k].peak_q) / (2 * elems);
+            double tg[DEPTHS], pp[DEPTHS];
+            /* a current build, then one before PLAN_CURRENT_ERA_BUILD (plan --llama-build): the era factors
+             * must keep it within the same bounds; the current build's decode is kept for the pairs below */
+            for (int old = 1; old >= 0; old--) {
+                s->old_build = old;
+                for (int j = 0; j < DEPTHS; j++) {
+                    tg[j] = plan_speed_tg_tps(s, eff, 1, depths[j]);
+                    pp[j] = plan_speed_pp_tps(s, eff, PLAN_TEST_PP, depths[j]);
+                }
+                n_checked++;
+                const char *era = old ? " (old build)" : "";
+                if (tg[0] > bound * (1 + REL_EPS) && n_bad_bw++ < 5)
+                    fprintf(stderr, "%s %s %s%s: decode %.1f t/s above bandwidth bound %.1f\n", dv[k].id, info->name,
+                            ft, era, tg[0], bound);
+                if (pp[0] > pp_bound * (1 + REL_EPS) && n_bad_pp++ < 5)
+                    fprintf(stderr, "%s %s %s%s: prefill %.1f t/s above peak-compute bound %.1f\n", dv[k].id,
+                            info->name, ft, era, pp[0], pp_bound);
+                for (int j = 1; j < DEPTHS; j++)
+                    if ((tg[j] > tg[j - 1] * (1 + REL_EPS) || pp[j] > pp[j - 1] * (1 + REL_EPS)) && n_bad_depth++ < 5)
+                        fprintf(stderr, "%s %s %s%s: speed rises with depth %d\n", dv[k].id, info->name, ft, era,
+                                depths[j]);
+            }
             rows[k][n] = (qrow){ft, bytes, tg[0], plan_speed_decode_bound(s, eff, depths[0])};
         }
         model_desc_free(&d);
@@ -170,9 +176,9 @@ int main(void) {
         if (model_catalog_get(i, &info, &hp, &err) == FC_OK) check_model(&info, &hp, dv, n_dev, &eff, s);
     }
     free(s);
-    printf("physics: %d devices, %d model x device x quantization cases; over bandwidth %d, over peak compute %d, "
-           "fewer bytes decoding slower %d, rising with depth %d; of %d smaller files beside a kernel-bound one, "
-           "decoding faster %d\n",
+    printf("physics: %d devices, %d model x device x quantization x build era cases; over bandwidth %d, over peak "
+           "compute %d, fewer bytes decoding slower %d, rising with depth %d; of %d smaller files beside a "
+           "kernel-bound one, decoding faster %d\n",
            n_dev, n_checked, n_bad_bw, n_bad_pp, n_bad_mono, n_bad_depth, n_kernel_pairs, n_bad_bound);
     CHECK(n_dev >= 40 && n_checked >= 10000);
     CHECK(n_bad_bw == 0);
