@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #define ACC_LINE_MAX 256
-#define ACC_FIELDS 5 /* set, phase, rows, median_abs_err, family_median_abs_err */
+#define ACC_FIELDS 7 /* set, phase, rows, median_abs_err, family_median_abs_err, old_rows, old_median_abs_err */
 #define ACC_MEDIAN_MAX 10.0 /* a median error of 1000%: beyond it the file is broken, not the model */
 
 static const char *const phase_names[PLAN_PHASES] = {"decode", "prefill"};
@@ -31,20 +31,24 @@ int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
         if (plan_csv_fields(line, f, ACC_FIELDS) != ACC_FIELDS || strcasecmp(f[0], plan_eff_set_name(set))) continue;
         int ph = !strcmp(f[1], phase_names[PLAN_PHASE_DECODE]) ? PLAN_PHASE_DECODE
                  : !strcmp(f[1], phase_names[PLAN_PHASE_PREFILL]) ? PLAN_PHASE_PREFILL : -1;
-        char *end1, *end2, *end3;
-        long rows = strtol(f[2], &end1, 10);
-        double med = strtod(f[3], &end2), fam = strtod(f[4], &end3);
-        if (ph < 0 || *end1 || *end2 || *end3 || rows <= 0 || rows > PLAN_MEAS_MAX || !(med >= 0 && med < ACC_MEDIAN_MAX) ||
-            !(fam >= 0 && fam < ACC_MEDIAN_MAX))
+        char *end1, *end2, *end3, *end4, *end5;
+        long rows = strtol(f[2], &end1, 10), old = strtol(f[5], &end4, 10);
+        double med = strtod(f[3], &end2), fam = strtod(f[4], &end3), old_med = strtod(f[6], &end5);
+        if (ph < 0 || *end1 || *end2 || *end3 || *end4 || *end5 || rows <= 0 || rows > PLAN_MEAS_MAX || old < 0 ||
+            old > rows || !(med >= 0 && med < ACC_MEDIAN_MAX) || !(fam >= 0 && fam < ACC_MEDIAN_MAX) ||
+            !(old_med >= 0 && old_med < ACC_MEDIAN_MAX))
             return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv: bad row for '%s'", f[0]);
         a->rows[ph] = (int)rows;
         a->median[ph] = med;
         a->family_median[ph] = fam;
+        a->old_rows[ph] = (int)old;
+        a->old_median[ph] = old_med;
     }
     return FC_OK;
 }
 
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accuracy *a, fc_err *err) {
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, plan_accuracy *a,
+                          fc_err *err) {
     const plan_device *d = &hw->host;
     for (int g = 0; g < hw->n_gpu; g++)
         if (mem->gpu[g].n_layers > 0) {
@@ -59,5 +63,6 @@ int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accura
     fc_err ignored = {0};
     if (!rc && plan_hwcat_find(d->id, &e, &ignored) == FC_OK)
         a->unmeasured = !plan_corpus_device_measured(d->id, a->family, sizeof a->family);
+    a->old_build = plan_build_old(llama_build);
     return rc;
 }

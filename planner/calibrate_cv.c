@@ -112,14 +112,16 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
         st->med_be[be] = median(tmp, n);
     }
     for (int set = 0; set < PLAN_EFF_SETS; set++)
-        for (int ph = 0; ph < PLAN_PHASES; ph++) {
-            int n = 0;
-            for (int i = 0; i < s->n; i++)
-                if (plan_meas_eff_set(&s->m[i]) == set && plan_meas_phase(&s->m[i]) == ph)
-                    tmp[n++] = fabs(pred[i] / s->m[i].tps - 1.0);
-            st->n_set[set][ph] = n;
-            st->med_set[set][ph] = median(tmp, n);
-        }
+        for (int ph = 0; ph < PLAN_PHASES; ph++)
+            for (int old_only = 0; old_only < 2; old_only++) {
+                int n = 0;
+                for (int i = 0; i < s->n; i++)
+                    if (plan_meas_eff_set(&s->m[i]) == set && plan_meas_phase(&s->m[i]) == ph &&
+                        (!old_only || s->m[i].setup.old_build))
+                        tmp[n++] = fabs(pred[i] / s->m[i].tps - 1.0);
+                *(old_only ? &st->n_old[set][ph] : &st->n_set[set][ph]) = n;
+                *(old_only ? &st->med_old[set][ph] : &st->med_set[set][ph]) = median(tmp, n);
+            }
     free(all);
 }
 

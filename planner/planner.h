@@ -817,6 +817,8 @@ typedef struct plan_cv_stats {
     double med_be[PLAN_BACKEND_COUNT];
     int n_set[PLAN_EFF_SETS][PLAN_PHASES];   /* per efficiency set and phase */
     double med_set[PLAN_EFF_SETS][PLAN_PHASES];
+    int n_old[PLAN_EFF_SETS][PLAN_PHASES];   /* the same, results of builds before PLAN_CURRENT_ERA only */
+    double med_old[PLAN_EFF_SETS][PLAN_PHASES];
 } plan_cv_stats;
 /* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend, per set and phase. */
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
@@ -832,16 +834,21 @@ typedef struct plan_accuracy {
     int rows[PLAN_PHASES];
     double median[PLAN_PHASES];        /* one source held out at a time */
     double family_median[PLAN_PHASES]; /* one device family (chip generation) held out at a time */
+    int old_rows[PLAN_PHASES];         /* results of builds before PLAN_CURRENT_ERA (0: none) */
+    double old_median[PLAN_PHASES];    /* theirs, one source held out at a time */
     /* A catalog device whose family no published result measures: family_median is what
      * to expect of it (plan_corpus_family_measured), family its name. */
     bool unmeasured;
     char family[64];
+    bool old_build;                    /* the plan is for such a build (plan --llama-build): old_median applies */
 } plan_accuracy;
 int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err);
 /* That of the set which predicts most of a placement: the first GPU holding
  * layers, else the host (none for a CPU the probe measured); unmeasured for
- * a catalog device whose chip generation is in no corpus row. */
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, plan_accuracy *a, fc_err *err);
+ * a catalog device whose chip generation is in no corpus row; old_build for a
+ * llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build). */
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, plan_accuracy *a,
+                          fc_err *err);
 
 /* The corpus's own reproducibility: a row whose test (device, backend, model,
  * type, test, -fa, -ub, threads) another source measured too is "predicted" by the

@@ -114,15 +114,17 @@ void rep_cv_csv(FILE *out, const plan_cv_report *r) {
                  "# one source at a time, predicting that source (median_abs_err), and without one device family (one chip\n"
                  "# generation) at a time, predicting that family (family_median_abs_err: what to expect on a device whose\n"
                  "# generation nobody measured). Per efficiency set and phase (decode: tgN tests; prefill: ppN and ppN+tgN),\n"
-                 "# the results and the median |predicted/measured - 1|. Written by 'fitcheck calibrate --cross-validate\n"
-                 "# --csv' over %d results (data/bench_corpus.csv; docs/speed-model.md); 'fitcheck plan' prints it beside a\n"
-                 "# speed.\n"
-                 "set,phase,rows,median_abs_err,family_median_abs_err\n", st->n);
+                 "# the results and the median |predicted/measured - 1|; old_rows and old_median_abs_err: those of them\n"
+                 "# from llama.cpp builds before July 2024 (what 'plan --llama-build' predicts), one source held out.\n"
+                 "# Written by 'fitcheck calibrate --cross-validate --csv' over %d results (data/bench_corpus.csv;\n"
+                 "# docs/speed-model.md); 'fitcheck plan' prints it beside a speed.\n"
+                 "set,phase,rows,median_abs_err,family_median_abs_err,old_rows,old_median_abs_err\n", st->n);
     for (int set = 0; set < PLAN_EFF_SETS; set++)
         for (int ph = 0; ph < PLAN_PHASES; ph++)
             if (st->n_set[set][ph])
-                fprintf(out, "%s,%s,%d,%.4f,%.4f\n", plan_eff_set_name(set), plan_phase_name(ph), st->n_set[set][ph],
-                        st->med_set[set][ph], fam->med_set[set][ph]);
+                fprintf(out, "%s,%s,%d,%.4f,%.4f,%d,%.4f\n", plan_eff_set_name(set), plan_phase_name(ph),
+                        st->n_set[set][ph], st->med_set[set][ph], fam->med_set[set][ph], st->n_old[set][ph],
+                        st->med_old[set][ph]);
 }
 
 /* A measurement as the row of a --cross-validate or --evaluate report, its predictions added by the caller. */

@@ -10,8 +10,9 @@ json_t *rep_accuracy_json(const plan_accuracy *a) {
     for (int ph = 0; ph < PLAN_PHASES; ph++)
         if (a->rows[ph])
             json_object_set_new(j, plan_phase_name(ph),
-                                json_pack("{s:i,s:f,s:f}", "rows", a->rows[ph], "median_abs_err", a->median[ph],
-                                          "family_median_abs_err", a->family_median[ph]));
+                                json_pack("{s:i,s:f,s:f,s:i,s:f}", "rows", a->rows[ph], "median_abs_err", a->median[ph],
+                                          "family_median_abs_err", a->family_median[ph], "old_rows",
+                                          a->old_rows[ph], "old_median_abs_err", a->old_median[ph]));
     if (!json_object_size(j)) {
         json_decref(j);
         return json_null();

@@ -46,17 +46,21 @@ static void choice_fill(rep_plan_view *v, const plan_result *r) {
 
 /* The held-out error a user should expect: one source held out, or, on a
  * device whose chip generation no published result measures, one whole
- * device family held out (what a buyer asks about is a device nobody measured). */
+ * device family held out (what a buyer asks about is a device nobody measured);
+ * for a build before July 2024 (plan --llama-build), that of the results of
+ * such builds, where there are some. */
 void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
-    const int *n = a->rows;
+    bool old = !a->unmeasured && a->old_build && (a->old_rows[PLAN_PHASE_DECODE] || a->old_rows[PLAN_PHASE_PREFILL]);
+    const int *n = old ? a->old_rows : a->rows;
     buf[0] = '\0';
     if (!n[PLAN_PHASE_DECODE] && !n[PLAN_PHASE_PREFILL]) return;
     size_t len = a->unmeasured ? (size_t)snprintf(buf, cap, "no published result measures its chip generation (%s); "
                                                   "held out one device family at a time, %s predictions were off by a "
                                                   "median", a->family, plan_eff_set_name(a->set))
-                               : (size_t)snprintf(buf, cap, "held out one source at a time, %s predictions were off by a "
-                                                  "median", plan_eff_set_name(a->set));
-    const double *med = a->unmeasured ? a->family_median : a->median;
+                               : (size_t)snprintf(buf, cap, "%sheld out one source at a time, %s predictions were off by a "
+                                                  "median", old ? "on builds before July 2024, " : "",
+                                                  plan_eff_set_name(a->set));
+    const double *med = a->unmeasured ? a->family_median : old ? a->old_median : a->median;
     const char *sep = "", *unit = " published results";
     for (int ph = 0; ph < PLAN_PHASES && len < cap; ph++)
         if (n[ph]) {
