@@ -220,6 +220,11 @@ json_t *rep_rank_json(const plan_result *r, const plan_rank *rk, double min_tps)
         json_object_set_new(j, "speed", x->where == PLAN_ON_NONE ? json_null() : speed_json(&x->speed));
         json_array_append_new(arr, j);
     }
-    return json_pack("{s:s,s:s,s:i,s:f,s:o}", "model", r->model->source, "quant", ft ? ft->name : "?", "n_ctx",
-                     (json_int_t)r->params.n_ctx, "min_tps", min_tps, "hardware", arr);
+    json_t *root = json_pack("{s:s,s:s,s:i,s:f}", "model", r->model->source, "quant", ft ? ft->name : "?", "n_ctx",
+                             (json_int_t)r->params.n_ctx, "min_tps", min_tps);
+    /* as the plan's settings: the build ranked for (--llama-build), null = a current one */
+    json_object_set_new(root, "llama_build", r->params.llama_build ? json_integer(r->params.llama_build) : json_null());
+    json_object_set_new(root, "build_era", json_string(plan_build_old(r->params.llama_build) ? "old" : "current"));
+    json_object_set_new(root, "hardware", arr);
+    return root;
 }

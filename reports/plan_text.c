@@ -212,6 +212,10 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
     fprintf(out, "%s %s at context %u on every catalog device (one device each; GPUs with this machine's RAM);\n"
                  "devices decoding at least %g t/s first\n",
             fc_safe(r->model->source), ft ? ft->name : "", r->params.n_ctx, min_tps);
+    if (plan_build_old(r->params.llama_build))
+        fprintf(out, "speeds of llama.cpp b%u, a build before July 2024 (b%d): at each backend's era factors where "
+                     "published results of such builds measured it, else a current build's ('--hw DEVICE' says which)\n",
+                r->params.llama_build, PLAN_CURRENT_ERA_BUILD);
     fprintf(out, "%4s %-31s %8s %7s  %-7s %-20s %5s %9s %8s %9s %9s\n", "rank", "device", "memory", "price", "backend",
             "fits", "ngl", "pp512", "tg128", "tg@ctx", "t/s/k$");
     bool any_caveat = false, any_unmeasured = false;

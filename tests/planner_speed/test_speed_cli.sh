@@ -183,6 +183,19 @@ t 0 "plan --llama-build, SYCL" "$bin" plan llama-3.1-8b --hw arc-b580 --llama-bu
 grep -q "no published result measures SYCL on a build that old: predicted as a current build" "$out" &&
     grep -q "^accuracy  held out one source at a time, SYCL predictions" "$out" && ! grep -q -- " -fa" "$out" ||
     { echo "FAIL: an unmeasured era not said"; cat "$out"; fail=1; }
+# the ranking says whose speeds it ranks, and ranks an old build's
+t 0 "plan --hw all --llama-build" "$bin" plan llama-3.1-8b --hw all --llama-build 3000 --json
+cp "$out" "$tmp/rank_old.json"
+t 0 "plan --hw all" "$bin" plan llama-3.1-8b --hw all --json
+python3 - "$tmp/rank_old.json" "$out" <<'PY' || { echo "FAIL: --hw all --llama-build"; fail=1; }
+import json, sys
+old, now = (json.load(open(f)) for f in sys.argv[1:])
+assert old["build_era"] == "old" and old["llama_build"] == 3000 and now["build_era"] == "current" and now["llama_build"] is None
+pp = lambda r: {x["device"]: x["speed"]["pp512_tps"] for x in r["hardware"] if x["speed"]}
+assert pp(old)["rtx-4090"] < 0.8 * pp(now)["rtx-4090"], (pp(old)["rtx-4090"], pp(now)["rtx-4090"])
+PY
+t 0 "plan --hw all --llama-build, text" "$bin" plan llama-3.1-8b --hw all --llama-build b3000
+grep -q "^speeds of llama.cpp b3000, a build before July 2024 (b3275)" "$out" || { echo "FAIL: the ranking's build line"; fail=1; }
 t 2 "plan --llama-build bad" "$bin" plan llama-3.1-8b --hw rtx-4090 --llama-build b3x
 grep -q "'b3x' is not a llama.cpp build number" "$errf" || { echo "FAIL: bad build not named"; fail=1; }
 t 2 "plan --llama-build 0" "$bin" plan llama-3.1-8b --hw rtx-4090 --llama-build 0
