@@ -47,14 +47,15 @@ int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
     return FC_OK;
 }
 
+const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem) {
+    for (int g = 0; g < hw->n_gpu; g++)
+        if (mem->gpu[g].n_layers > 0) return &hw->gpu[g];
+    return &hw->host;
+}
+
 int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, plan_accuracy *a,
                           fc_err *err) {
-    const plan_device *d = &hw->host;
-    for (int g = 0; g < hw->n_gpu; g++)
-        if (mem->gpu[g].n_layers > 0) {
-            d = &hw->gpu[g];
-            break;
-        }
+    const plan_device *d = plan_main_device(hw, mem);
     plan_speed_dev sd;
     plan_speed_dev_from_device(&sd, d);
     int rc = plan_accuracy_of_set(plan_eff_set_of(&sd, PLAN_ENG_LLAMACPP), a, err);

@@ -66,15 +66,19 @@ int plan_bench_list_parse(const char *spec, plan_bench_test *out, int max, int *
     }
 }
 
-double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, const plan_bench_test *t) {
-    double pp = t->n_prompt > 0 ? plan_speed_pp_tps(s, e, t->n_prompt, t->n_depth) : 0;
-    double tg = t->n_gen > 0 ? plan_speed_tg_tps(s, e, t->n_gen, t->n_depth + t->n_prompt) : 0;
+double plan_bench_combine(const plan_bench_test *t, double pp, double tg) {
     if (t->n_gen > 0 && t->n_prompt > 0) {
-        /* -pg: the prompt, then n_gen tokens after it; llama-bench divides all tokens by both phases' time */
+        /* -pg: the prompt, then n_gen tokens after it */
         if (!(pp > 0) || !(tg > 0)) return 0;
         return (t->n_prompt + t->n_gen) / (t->n_prompt / pp + t->n_gen / tg);
     }
     return t->n_gen > 0 ? tg : pp;
+}
+
+double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, const plan_bench_test *t) {
+    double pp = t->n_prompt > 0 ? plan_speed_pp_tps(s, e, t->n_prompt, t->n_depth) : 0;
+    double tg = t->n_gen > 0 ? plan_speed_tg_tps(s, e, t->n_gen, t->n_depth + t->n_prompt) : 0;
+    return plan_bench_combine(t, pp, tg);
 }
 
 void plan_bench_tensor_split(const float *split, int n, char *buf, size_t cap) {

@@ -387,8 +387,8 @@ static int steps_fill(const plan_cluster *c, const model_desc *m, const plan_par
 }
 
 /* One llama-bench test with q's split at the test's own context (q.n_ctx): 0
- * where it does not fit. A -pg test (pp+tg) decodes after its prompt, and
- * llama-bench divides all its tokens by both phases' time (plan_bench_predict). */
+ * where it does not fit. A -pg test (pp+tg) decodes after its prompt
+ * (plan_bench_combine). */
 static double bench_test_tps(const plan_cluster *c, const model_desc *m, const plan_params *q, const plan_efficiency *e,
                              const plan_bench_test *t, fc_err *err) {
     plan_cluster_result r;
@@ -398,11 +398,12 @@ static double bench_test_tps(const plan_cluster *c, const model_desc *m, const p
     double pp = r.pp_tps, tg = r.tg_tps;
     plan_cluster_result_free(&r);
     if (!ok) return 0;
-    if (t->n_prompt == 0 || t->n_gen == 0) return t->n_gen > 0 ? tg : pp;
-    rc = plan_cluster_eval(c, m, q, e, np, ng, t->n_depth + t->n_prompt, &r, err);
-    tg = r.tg_tps;
-    plan_cluster_result_free(&r);
-    return rc ? 0 : (t->n_prompt + t->n_gen) / (t->n_prompt / pp + t->n_gen / tg);
+    if (t->n_prompt > 0 && t->n_gen > 0) {
+        rc = plan_cluster_eval(c, m, q, e, np, ng, t->n_depth + t->n_prompt, &r, err);
+        tg = rc ? 0 : r.tg_tps;
+        plan_cluster_result_free(&r);
+    }
+    return plan_bench_combine(t, pp, tg);
 }
 
 int plan_cluster_bench(const plan_cluster_plan *cp, const plan_request *rq, plan_result *r, fc_err *err) {

@@ -136,18 +136,14 @@ static int cluster_fill(const plan_request *rq, plan_result *r, fc_err *err) {
 }
 
 /* What a named llama.cpp build from before PLAN_CURRENT_ERA_BUILD changes
- * (plan --llama-build), on the device that runs most of the plan (the first
- * GPU holding layers, else the host), and how many published results of such
- * builds its era factors rest on: none, and the prediction is a current build's. */
+ * (plan --llama-build), on the device that runs most of the plan
+ * (plan_main_device, whose constants r->accuracy.set names), and how many
+ * published results of such builds its era factors rest on: none, and the
+ * prediction is a current build's. */
 static void build_note(plan_result *r, const plan_efficiency *e) {
     uint32_t b = r->params.llama_build;
     if (!plan_build_old(b)) return;
-    const plan_device *dev = &r->hw.host;
-    for (int g = 0; g < r->hw.n_gpu; g++)
-        if (r->mem.gpu[g].n_layers) {
-            dev = &r->hw.gpu[g];
-            break;
-        }
+    const plan_device *dev = plan_main_device(&r->hw, &r->mem);
     int be = dev == &r->hw.host ? PLAN_CPU : dev->backend, n_src;
     int rows = plan_corpus_old_rows(be, &n_src);
     if (!rows) {
@@ -155,9 +151,7 @@ static void build_note(plan_result *r, const plan_efficiency *e) {
                  "that old: predicted as a current build", b, PLAN_CURRENT_ERA_BUILD, plan_backend_name(be));
         return;
     }
-    plan_speed_dev sd;
-    plan_speed_dev_from_device(&sd, dev);
-    const double *k = e->set[plan_eff_set_of(&sd, PLAN_ENG_LLAMACPP)][PLAN_ENG_LLAMACPP].scalar;
+    const double *k = e->set[r->accuracy.set][PLAN_ENG_LLAMACPP].scalar;
     note_add(r, "speed: llama.cpp b%u predates July 2024 (b%d): %s prefilled quantized weights at %.2fx and paid "
              "%.2fx the fixed decode costs of a current build (fitted to %d results of such builds, %d sources); "
              "memory as a current build's", b, PLAN_CURRENT_ERA_BUILD, plan_backend_name(be), k[PLAN_EFF_ERA_PP],

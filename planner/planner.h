@@ -651,6 +651,9 @@ typedef struct plan_bench_test {
 int plan_bench_test_parse(const char *s, plan_bench_test *t);
 /* "pp512,tg128,pp2048@d32768": at most max tests; FC_EINPUT naming the bad one. */
 int plan_bench_list_parse(const char *spec, plan_bench_test *out, int max, int *n, fc_err *err);
+/* A test's t/s from its phases' rates (tg after the prompt, at n_depth + n_prompt): a -pg test divides all
+ * its tokens by both phases' time, as llama-bench does; 0 where a phase it runs has no rate. */
+double plan_bench_combine(const plan_bench_test *t, double pp, double tg);
 /* Predicted t/s of one test as llama-bench reports it. */
 double plan_bench_predict(const plan_speed_setup *s, const plan_efficiency *e, const plan_bench_test *t);
 /* The test as llama-bench names it: "pp512", "tg128", "pp4096+tg128", "pp512 @ d4096". */
@@ -843,8 +846,10 @@ typedef struct plan_accuracy {
     bool old_build;                    /* the plan is for such a build (plan --llama-build): old_median applies */
 } plan_accuracy;
 int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err);
-/* That of the set which predicts most of a placement: the first GPU holding
- * layers, else the host (none for a CPU the probe measured); unmeasured for
+/* The device that runs most of a placement: the first GPU holding layers, else the host. */
+const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem);
+/* That of the set which predicts most of a placement (plan_main_device; none
+ * for a CPU the probe measured); unmeasured for
  * a catalog device whose chip generation is in no corpus row; old_build for a
  * llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build). */
 int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, plan_accuracy *a,
