@@ -244,6 +244,7 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
             return fc_err_set(err, FC_EINPUT, "%s: bad threads '%s'", where, f[C_THREADS]);
         /* llama.cpp's threads each run on a core; more threads than cores only contend */
         dev.gflops *= fmin(threads, cores) / cores;
+        dev.threads = (int)fmin(threads, cores);
     }
     plan_meas *m;
     if ((rc = plan_meas_push(s, &m, err))) return rc;

@@ -362,7 +362,7 @@ enum plan_eff_scalar {
     PLAN_EFF_ATTN_DEC,    /* decode attention multiply-adds per second per device FLOP/s (0: no such term) */
     PLAN_EFF_ATTN_KV,     /* decode attention K/V cache elements per second per device FLOP/s (0: no such term) */
     PLAN_EFF_ATTN_PP,     /* prefill attention achieved FLOP/s / device FLOP/s */
-    PLAN_EFF_LAYER_US,    /* fixed decode cost per layer per token, microseconds */
+    PLAN_EFF_LAYER_US,    /* fixed decode cost per layer per token, microseconds (llama.cpp's CPU: per thread) */
     PLAN_EFF_TOKEN_US,    /* fixed decode cost per token (sampling, graph setup) */
     PLAN_EFF_UBATCH_US,   /* fixed prefill cost per layer per ubatch */
     PLAN_EFF_HOP_US,      /* cost of crossing a device boundary, per token */
@@ -490,6 +490,9 @@ typedef struct plan_speed_dev {
      * a bigger batch dequantizes the weights to FP16 for cuBLAS' FP16 GEMM
      * (planner/speed.c). */
     bool dequant_gemm;
+    /* A CPU's threads (llama.cpp's -t): what its per-layer decode cost scales
+     * with (PLAN_EFF_LAYER_US, planner/speed.c). 0 for a GPU. */
+    int threads;
 } plan_speed_dev;
 /* The batch from which a dequant_gemm card dequantizes instead of running MMQ. */
 #define PLAN_DEQUANT_MIN_BATCH 64
@@ -910,7 +913,18 @@ typedef struct plan_speed_result {
      * measurement. 0 when nothing pages. */
     double paged_bytes, storage_gbs;
     bool storage_assumed;
+    /* The host CPU's threads meet at a barrier per graph node, each costing one
+     * hand-over per thread (planner/speed.c layer_us), so fewer threads than its
+     * cores can decode faster: dec_threads of threads would decode tg128 at
+     * tg128_dec_threads (llama.cpp's -t, with -tb keeping every core for the
+     * prompt). 0 when the default decodes within PLAN_DEC_THREADS_GAIN of it. */
+    int dec_threads, threads;
+    double tg128_dec_threads;
 } plan_speed_result;
+/* The share by which fewer decode threads must beat llama.cpp's default (a
+ * thread per core) to be named: below it the difference is within the speed
+ * model's own error on CPUs (docs/speed-model.md). */
+#define PLAN_DEC_THREADS_GAIN 0.10
 
 /* The depth of "the context full": tg128's last token sees n_ctx cells. */
 uint32_t plan_full_depth(const plan_params *p);

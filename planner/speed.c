@@ -117,6 +117,18 @@ typedef struct decode_parts {
     bool kernel_bound;
 } decode_parts;
 
+/* A layer's fixed decode cost on device d. On llama.cpp's CPU backend it is per thread: every graph node ends
+ * in ggml_barrier (ggml-cpu.c), where each thread's arrival is a sequentially consistent atomic add on one
+ * shared counter, so a barrier costs one cache-line hand-over per thread and one thread has nothing to wait
+ * for. Fitted per layer alone, that cost became a constant that explained the EPYC 7702's 64-thread decode
+ * (qwen2.5-3b, 36 layers: 25.6 ms per token where its weights read in 11) on every CPU, and the M4 Pro's
+ * 1-thread decode, held out, came out 3.5x too slow (docs/speed-model.md). fitcheck's engine keeps its
+ * measured cost per layer (data/efficiency.csv). */
+static double layer_us(const plan_eff_set *f, const plan_speed_dev *d, int engine) {
+    double us = f->scalar[PLAN_EFF_LAYER_US];
+    return d->backend == PLAN_CPU && engine == PLAN_ENG_LLAMACPP ? us * (d->threads > 0 ? d->threads : 1) : us;
+}
+
 /* One token's decode time; parts, when not NULL, gets what bounds it. */
 static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, double depth, decode_parts *parts) {
     double t = 0, token_us = 0, hop_us = 0, fixed_us = 0, longest = -1;
@@ -139,7 +151,7 @@ static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
         double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;
         t += t_mat + kv / bw;
-        fixed_us += (l->n_layers + moe_layer_extra(l, dv->backend)) * f->scalar[PLAN_EFF_LAYER_US];
+        fixed_us += (l->n_layers + moe_layer_extra(l, dv->backend)) * layer_us(f, dv, s->engine);
         /* Per query MAC or per cached element, whichever the set has (planner.h). A set with both has two
          * kernels: attn_kv is its flash-attention kernel, attn_dec its plain path (KQ and KQV as broadcast
          * matrix-vector products, which read the cache once per query head). A set with one runs it on
@@ -310,5 +322,6 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
                         : p->sgemm_gflops_all > 0 ? p->sgemm_gflops_all / cores
                                                   : PLAN_DEFAULT_CPU_GFLOPS;
     d->gflops = per_thread * n_threads;
+    d->threads = n_threads;
     return d->mem_gbs > 0 ? FC_OK : FC_EINPUT;
 }

@@ -33,8 +33,12 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
         s->datasheet = !d->bandwidth_measured;
         if (d->rpc) s->plain_isa = d->cpu_repack; /* an rpc-server's buffers are plain (speed.c) */
         double per_core = s->datasheet ? PLAN_DATASHEET_CORE_GFLOPS : PLAN_DEFAULT_CPU_GFLOPS;
-        s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0
-                                       : per_core * (d->n_cores > 0 ? d->n_cores : PLAN_DEFAULT_CPU_CORES);
+        /* llama.cpp's default -t, a thread per core; a catalog platform gives its FP32 peak, not its
+         * cores: as many as that peak holds at the per-core rate */
+        s->threads = d->n_cores > 0         ? d->n_cores
+                     : d->fp32_tflops > 0   ? (int)fmax(1, lround(d->fp32_tflops * 1000.0 / per_core))
+                                            : PLAN_DEFAULT_CPU_CORES;
+        s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0 : per_core * s->threads;
     } else {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;
@@ -57,7 +61,10 @@ bool plan_prefill_unvalidated(const plan_device *d, double *share) {
  * only (a bound node's cores are known and within the host's, hw_machine.c). */
 static void cpu_numa(plan_speed_setup *s, int i, const plan_device *d, const plan_dev_mem *need) {
     s->numa[i] = plan_numa_place(d, need);
-    if (s->numa[i] == PLAN_NUMA_PIN) s->dev[i].gflops *= (double)d->numa_cores / d->n_cores;
+    if (s->numa[i] == PLAN_NUMA_PIN) {
+        s->dev[i].gflops *= (double)d->numa_cores / d->n_cores;
+        s->dev[i].threads = d->numa_cores; /* the command's -t */
+    }
 }
 
 int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw *hw, const plan_memory *mem,
@@ -137,6 +144,26 @@ double plan_speed_paged_tps(const plan_speed_result *r, const plan_memory *mem, 
     return tokens / (tokens / tps + disk_s);
 }
 
+/* The host's decode at each thread count below its own (its compute a thread's share each; its read, bounded by
+ * the per-thread decode rate, unchanged): the fastest, when it beats the default by PLAN_DEC_THREADS_GAIN. */
+static void dec_threads(plan_speed_setup *s, const plan_efficiency *e, plan_speed_result *r) {
+    plan_speed_dev all = s->dev[0];
+    r->dec_threads = 0;
+    r->threads = all.threads;
+    r->tg128_dec_threads = 0;
+    if (all.backend != PLAN_CPU || s->engine != PLAN_ENG_LLAMACPP || all.threads < 2 ||
+        !plan_speed_load_busy(&s->load[0]))
+        return;
+    double best = r->tg128 * (1 + PLAN_DEC_THREADS_GAIN);
+    for (int t = 1; t < all.threads; t++) {
+        s->dev[0].threads = t;
+        s->dev[0].gflops = all.gflops * t / all.threads;
+        double tg = plan_speed_tg_tps(s, e, PLAN_TEST_TG, 0);
+        if (tg > best) best = tg, r->dec_threads = t, r->tg128_dec_threads = tg;
+    }
+    s->dev[0] = all;
+}
+
 int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory *mem, const plan_params *p,
                        const plan_efficiency *e, uint32_t depth, plan_speed_result *r, fc_err *err) {
     plan_speed_setup *s = calloc(1, sizeof *s);
@@ -155,6 +182,8 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         /* storage when its reads take longer than the rest of a token; else at tg128's mean depth */
         bool paged = r->tg128 > 0 && 1.0 / r->tg128 - 1.0 / tg_in_ram > 1.0 / tg_in_ram;
         r->tg_bound = paged ? PLAN_BOUND_STORAGE : plan_speed_decode_bound(s, e, (PLAN_TEST_TG - 1) / 2.0);
+        dec_threads(s, e, r);
+        if (paged) r->dec_threads = 0; /* storage, not threads, holds it back */
         r->tg_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg_depth);
         r->pp512 = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp512);
         r->pp_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp_depth);

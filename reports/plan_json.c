@@ -33,6 +33,11 @@ static json_t *speed_json(const plan_speed_result *s) {
     json_object_set_new(o, "storage_assumed", json_boolean(s->storage_assumed));
     json_object_set_new(o, "tg128_bound", json_string(plan_bound_name(s->tg_bound)));
     json_object_set_new(o, "numa", json_string(plan_numa_name(s->numa)));
+    /* fewer decode threads than the host's cores, where they decode faster (planner.h) */
+    json_object_set_new(o, "decode_threads",
+                        s->dec_threads ? json_pack("{s:i,s:i,s:f}", "threads", s->dec_threads, "of", s->threads,
+                                                   "tg128_tps", s->tg128_dec_threads)
+                                       : json_null());
     return o;
 }
 

@@ -197,6 +197,11 @@ void rep_plan_text(FILE *out, const plan_result *r) {
                 "speed     pp512 %.0f t/s, tg128 %.1f t/s; with %u tokens in context: pp512 %.0f t/s, tg128 %.1f t/s\n",
                 r->speed.pp512, r->speed.tg128, r->speed.depth, r->speed.pp_depth, r->speed.tg_depth);
         fprintf(out, "bound     tg128 is bound by %s\n", bound_sentence(r->speed.tg_bound));
+        if (r->speed.dec_threads)
+            fprintf(out,
+                    "threads   llama.cpp's %d threads (a thread per core) meet at a barrier per graph node: with -t %d, "
+                    "and -tb at every core for prompts, tg128 would decode at %.1f t/s\n",
+                    r->speed.threads, r->speed.dec_threads, r->speed.tg128_dec_threads);
         char acc[REP_ACCURACY_LEN];
         rep_accuracy_sentence(&r->accuracy, acc, sizeof acc);
         if (acc[0]) fprintf(out, "accuracy  %s\n", acc);
@@ -244,6 +249,16 @@ void rep_rank_text(FILE *out, const plan_result *r, const plan_rank *rk, double 
     if (any_unmeasured)
         fprintf(out, "~: no published result measures its chip generation: expect the error of a whole device family "
                      "held out (below)\n");
+    /* the ranking's speeds are llama.cpp's default threads, as its command runs; fewer can decode faster */
+    const char *sep = "threads: llama.cpp's default of a thread per core meets at a barrier per graph node; fewer decode "
+                      "threads would decode tg128 faster on ";
+    for (size_t i = 0; i < rk->n; i++) {
+        const plan_rank_row *x = &rk->row[i];
+        if (x->where == PLAN_ON_NONE || !x->speed.dec_threads) continue;
+        fprintf(out, "%s%s (%.1f t/s with -t %d)", sep, x->id, x->speed.tg128_dec_threads, x->speed.dec_threads);
+        sep = ", ";
+    }
+    if (sep[0] == ',') fprintf(out, "\n");
     plan_accuracy *acc = malloc(sizeof *acc * (rk->n + 1));
     size_t n_acc = 0;
     for (size_t i = 0; acc && i < rk->n; i++)

@@ -233,6 +233,44 @@ static void test_moe_layers(const plan_efficiency *e) {
     free(f);
 }
 
+/* llama.cpp's CPU threads meet at a barrier per graph node, one cache-line hand-over per thread: its layer cost is
+ * per thread. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us x 8 threads = 0.8 ms, x 64 = 6.4 ms, x 1 = 0.1 ms.
+ * fitcheck's engine keeps its measured cost per layer, and a GPU has no threads. */
+static void test_cpu_threads(const plan_efficiency *e) {
+    plan_efficiency *f = malloc(sizeof *f);
+    CHECK(f != NULL);
+    if (!f) return;
+    *f = *e;
+    f->set[PLAN_CPU][PLAN_ENG_LLAMACPP].scalar[PLAN_EFF_LAYER_US] = 10;
+    f->set[PLAN_CPU][PLAN_ENG_FITCHECK].scalar[PLAN_EFF_LAYER_US] = 10;
+    plan_speed_setup s = one_cpu(1000, 1e6);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9 * 32 / 18;
+    s.load[0].n_layers = 10;
+    s.dev[0].threads = 8;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.0018, 1e-9);
+    s.dev[0].threads = 64;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.0074, 1e-9);
+    s.dev[0].threads = 1;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.0011, 1e-9);
+    s.dev[0].threads = 64;
+    s.engine = PLAN_ENG_FITCHECK;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.0011, 1e-9);
+    free(f);
+    /* A CPU counts its threads where it is made: a probed one at the threads asked for, a catalog platform
+     * at as many cores as its FP32 peak holds (planner/speed_plan.c) */
+    probe_profile p = {.n_cores = 16, .read_gbs = 50, .sgemm_gflops_1t = 100};
+    plan_speed_dev d;
+    CHECK(plan_speed_dev_cpu(&d, &p, 4) == FC_OK && d.threads == 4);
+    CHECK(plan_speed_dev_cpu(&d, &p, 64) == FC_OK && d.threads == 16);
+    plan_device cat = {.backend = PLAN_CPU, .bandwidth_gbs = 576, .fp32_tflops = 12.8};
+    plan_speed_dev_from_device(&d, &cat);
+    CHECK_MSG(d.threads == 100, "%d", d.threads);
+    cat.n_cores = 24;
+    plan_speed_dev_from_device(&d, &cat);
+    CHECK(d.threads == 24);
+}
+
 /* An older build read memory as fast as the current one; it paid more per kernel launch: era_dec scales the fixed
  * costs alone. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us, 200 us at an era share of 0.5. */
 static void test_old_build(const plan_efficiency *e) {
@@ -558,6 +596,7 @@ int main(void) {
     test_dequant_prefill(&e);
     test_attention_paths(&e);
     test_moe_layers(&e);
+    test_cpu_threads(&e);
     test_family_prefill();
     test_loads();
     /* The built-in table parses and is complete. */
