@@ -46,7 +46,9 @@ static void bench_base(const plan_result *r, plan_bench_record *b) {
     b->model_n_params = m->n_params;
     b->n_batch = (int)r->params.n_batch;
     b->n_ubatch = (int)r->params.n_ubatch;
-    b->n_threads = hw->host.n_cores > 0 ? hw->host.n_cores : 0;
+    /* llama-bench's default -t, a thread per core; a catalog CPU platform's as many as its FP32 peak holds,
+     * which its speeds were predicted with (planner/speed_plan.c); unknown beside a catalog GPU */
+    b->n_threads = hw->host.n_cores > 0 ? hw->host.n_cores : !hw->n_gpu && r->has_speed ? r->speed.threads : 0;
     /* the -ngl llama-bench would run this placement with: the plan's
      * (PLAN_NGL_ALL is llama-bench's default -1, every layer) */
     b->n_gpu_layers = r->params.n_gpu_layers;

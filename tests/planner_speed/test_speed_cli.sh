@@ -205,6 +205,9 @@ grep -q "| ngl | ts           |            test |" "$out" && grep -q "|  -1 | 41
 t 0 "plan --bench on a Mac" "$bin" plan llama-3.1-8b --hw apple-m2-ultra --bench pp512,tg128
 grep -q "| MTL,BLAS   |       - |           pp512 |" "$out" && ! grep -q " ngl " "$out" ||
     { echo "FAIL: a Mac's rows not as llama-bench's"; cat "$out"; fail=1; }
+# a catalog CPU platform's rows say the threads its speeds assume: as many cores as its FP32 peak holds
+t 0 "plan --bench on a CPU platform" "$bin" plan llama-3.1-8b --hw amd-epyc-9005 --bench tg128
+grep -q "| CPU        |     108 |           tg128 |" "$out" || { echo "FAIL: a CPU platform's threads"; cat "$out"; fail=1; }
 # each test at the context llama-bench gives it (n_prompt + n_gen + n_depth), not --ctx: on two 24 GB
 # cards 70B Q4_K_M runs pp512 but not pp512 at depth 65536 (its KV cache alone is ~20 GiB): no record
 # for that one (the records stay what calibrate and report read), a line on stderr; and tg128 runs even
