@@ -49,6 +49,7 @@ typedef struct plan_device {
     double link_gbs;           /* host link per direction, 0 = unknown */
     bool bandwidth_measured;   /* bandwidth_gbs is the probe's read, not the datasheet's */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
+    double read_1t_gbs;        /* CPU: one thread's read on bandwidth_gbs's basis (the probe's curve); 0 = unknown */
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
     double storage_gbs;        /* host: sequential read of the models' disk (probe), 0 = unknown */

@@ -144,9 +144,10 @@ double plan_speed_paged_tps(const plan_speed_result *r, const plan_memory *mem, 
     return tokens / (tokens / tps + disk_s);
 }
 
-/* The host's decode at each thread count below its own (its compute a thread's share each; its read, bounded by
- * the per-thread decode rate, unchanged): the fastest, when it beats the default by PLAN_DEC_THREADS_GAIN. */
-static void dec_threads(plan_speed_setup *s, const plan_efficiency *e, plan_speed_result *r) {
+/* The host's decode at each thread count below its own: its compute a thread's share each, its read what that
+ * many threads read where the probe measured one thread's (at most t of it), else unchanged and bounded by the
+ * per-thread decode rate. The fastest, when it beats the default by PLAN_DEC_THREADS_GAIN. */
+static void dec_threads(plan_speed_setup *s, const plan_device *host, const plan_efficiency *e, plan_speed_result *r) {
     plan_speed_dev all = s->dev[0];
     r->dec_threads = 0;
     r->threads = all.threads;
@@ -158,6 +159,7 @@ static void dec_threads(plan_speed_setup *s, const plan_efficiency *e, plan_spee
     for (int t = 1; t < all.threads; t++) {
         s->dev[0].threads = t;
         s->dev[0].gflops = all.gflops * t / all.threads;
+        if (host->read_1t_gbs > 0) s->dev[0].mem_gbs = fmin(all.mem_gbs, t * host->read_1t_gbs);
         double tg = plan_speed_tg_tps(s, e, PLAN_TEST_TG, 0);
         if (tg > best) best = tg, r->dec_threads = t, r->tg128_dec_threads = tg;
     }
@@ -182,7 +184,7 @@ int plan_speed_predict(const model_desc *m, const plan_hw *hw, const plan_memory
         /* storage when its reads take longer than the rest of a token; else at tg128's mean depth */
         bool paged = r->tg128 > 0 && 1.0 / r->tg128 - 1.0 / tg_in_ram > 1.0 / tg_in_ram;
         r->tg_bound = paged ? PLAN_BOUND_STORAGE : plan_speed_decode_bound(s, e, (PLAN_TEST_TG - 1) / 2.0);
-        dec_threads(s, e, r);
+        dec_threads(s, &hw->host, e, r);
         if (paged) r->dec_threads = 0; /* storage, not threads, holds it back */
         r->tg_depth = plan_speed_paged_tps(r, mem, p->n_ubatch, 0, PLAN_TEST_TG, r->tg_depth);
         r->pp512 = plan_speed_paged_tps(r, mem, p->n_ubatch, PLAN_TEST_PP, 0, r->pp512);

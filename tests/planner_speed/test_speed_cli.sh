@@ -379,6 +379,29 @@ assert d and 1 <= d["threads"] < d["of"] and d["tg128_tps"] >= 1.1 * server["tg1
 assert desk["decode_threads"] is None, desk
 PY
 
+# a probed host: fewer threads read what the probe's thread-scaling curve says that many read, so where one
+# thread reads little, cutting threads costs more read than it saves at the barriers
+python3 - "$src/fuzz/seeds/profile/cpu-quick.json" "$tmp" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.update(n_cores=64, n_threads=128, quick=False, ram_total=256 << 30, ram_available=250 << 30, read_gbs=200.0,
+         sgemm_gflops_1t=100.0, sgemm_gflops_all=6400.0)
+for name, one in (("fast1t", 20.0), ("slow1t", 5.0)):
+    p["scaling"] = [{"threads": 1, "gbs": one}, {"threads": 64, "gbs": 200.0}]
+    json.dump(p, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+for name in fast1t slow1t; do
+    t 0 "plan on a 64-core profile, $name" "$bin" plan llama-3.1-8b --hw "$tmp/$name.json" --json
+    cp "$out" "$tmp/thr.$name.json"
+done
+python3 - "$tmp" <<'PY' || fail=1
+import json, sys
+d = lambda n: json.load(open(f"{sys.argv[1]}/thr.{n}.json"))["speed"]
+fast, slow = d("fast1t"), d("slow1t")
+assert fast["decode_threads"] and fast["decode_threads"]["of"] == 64 and fast["decode_threads"]["threads"] < 64, fast
+assert slow["decode_threads"] is None or slow["decode_threads"]["threads"] * 5.0 >= 0.9 * 200, slow
+PY
+
 # a second catalog socket adds memory and prefill, not decode speed: the catalog has no
 # core count to give -t, so two sockets are spread, at one socket's read
 for hw in amd-epyc-9005:192 amd-epyc-9005:192,amd-epyc-9005:192; do
