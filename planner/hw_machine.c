@@ -153,6 +153,7 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
      * from a busy machine) */
     h->fp32_tflops = (p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t * p->n_cores : p->sgemm_gflops_all) / 1000.0;
     h->n_cores = p->n_cores;
+    h->int8_per_fp32 = p->int8_per_fp32;
     /* one thread's read: the shape of the probe's thread-scaling curve, as plan_speed_dev_cpu trusts it */
     double at_1 = 0, at_all = 0;
     for (int i = 0; i < p->n_scaling; i++) {

@@ -50,6 +50,7 @@ typedef struct plan_device {
     bool bandwidth_measured;   /* bandwidth_gbs is the probe's read, not the datasheet's */
     int n_cores;               /* CPU: cores llama.cpp's threads use; 0 = unknown */
     double read_1t_gbs;        /* CPU: one thread's read on bandwidth_gbs's basis (the probe's curve); 0 = unknown */
+    double int8_per_fp32;      /* CPU: int8 multiply-adds per FP32 one of its vector ISA (probe.h PROBE_INT8_*); 0 = unknown */
     int cpu_repack;            /* CPU: enum plan_repack, which weight layouts llama.cpp repacks */
     bool rpc;                  /* reached over llama.cpp's RPC backend (another host's rpc-server) */
     double storage_gbs;        /* host: sequential read of the models' disk (probe), 0 = unknown */
@@ -494,7 +495,18 @@ typedef struct plan_speed_dev {
     /* A CPU's threads (llama.cpp's -t): what its per-layer decode cost scales
      * with (PLAN_EFF_LAYER_US, planner/speed.c). 0 for a GPU. */
     int threads;
+    /* A CPU's quantized kernels' rate against the one its set was fitted at:
+     * its ISA's int8 multiply-adds per FP32 one over PLAN_INT8_REF (planner/speed.c
+     * cpu_share). 0: as fitted (a GPU; a CPU whose ISA is not known). */
+    double int8_share;
 } plan_speed_dev;
+/* The int8 multiply-adds per FP32 one (probe.h PROBE_INT8_*) of the ISA both CPU
+ * sets were measured or fitted at: this machine's CPU set on an AVX-512 VNNI
+ * core, the datasheet set from it (data/efficiency.csv). */
+#define PLAN_INT8_REF PROBE_INT8_DOT
+/* plan_speed_dev.int8_share of a CPU whose ISA does per_fp32 int8 multiply-adds per FP32 one; 0 (as fitted)
+ * for one not known or outside PROBE_INT8_AVX2..PROBE_INT8_I8MM (a hand-edited profile). */
+double plan_int8_share(double per_fp32);
 /* The batch from which a dequant_gemm card dequantizes instead of running MMQ. */
 #define PLAN_DEQUANT_MIN_BATCH 64
 /* Whether a batch of that many tokens multiplies FP16 copies of the quantized weights on d. */

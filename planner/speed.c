@@ -38,9 +38,14 @@ bool plan_speed_load_busy(const plan_speed_load *l) {
     return false;
 }
 
-/* The share of its fitted rate a kernel for type t runs at on device d. */
-static double plain_share(const plan_speed_dev *d, uint32_t t, bool prefill) {
-    return d->plain_isa ? plan_repack_plain_share(d->plain_isa, t, prefill) : 1.0;
+/* The share of its fitted rate a CPU kernel for type t runs at on device d: a quantized type's dot products
+ * are int8 ones, as fast per FP32 FLOP as the ISA's int8 instructions are (plan_speed_dev.int8_share;
+ * per datasheet FLOP, the corpus's AVX2 CPUs prefill and decode slower and its i8mm ones faster than its
+ * VNNI ones: held out by source the CPU rows went 28.1% -> 14.6%, docs/speed-model.md); a repackable
+ * type in plain buffers, its plain_isa share. */
+static double cpu_share(const plan_speed_dev *d, uint32_t t, bool prefill) {
+    double isa = d->int8_share > 0 && plan_kernel_family(t) != GGML_TYPE_F16 ? d->int8_share : 1.0;
+    return isa * (d->plain_isa ? plan_repack_plain_share(d->plain_isa, t, prefill) : 1.0);
 }
 
 /* A dense decoder layer's graph nodes in llama.cpp (llama-graph.cpp, one token, flash attention): the
@@ -87,7 +92,7 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
         if (l->elems[ty] > l->elems[main_t]) main_t = ty;
     double gpu_rate = plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, plan_kernel_family(main_t));
 #define RATE(ty) \
-    (d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * plain_share(d, ty, false) : gpu_rate)
+    (d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * cpu_share(d, ty, false) : gpu_rate)
     for (uint32_t ty = 0; ty < GGML_TYPE_COUNT; ty++) {
         if (l->elems[ty] <= 0) continue;
         double c = l->elems[ty] / (RATE(ty) * fl);
@@ -262,7 +267,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
             bool flt = plan_kernel_family(gemm_t) == GGML_TYPE_F16;
             double rate = (plan_pp_pools_family(dv->backend) ? plan_eff_family_get(f, PLAN_EFF_PP, gemm_t)
                                                              : plan_eff_typed_get(f, PLAN_EFF_PP, gemm_t)) *
-                          plain_share(dv, gemm_t, true);
+                          cpu_share(dv, gemm_t, true);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
             if (flt && dv->backend != PLAN_CPU) rate = fmin(rate, PP_FLOAT_GPU_MAX);
@@ -323,5 +328,6 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
                                                   : PLAN_DEFAULT_CPU_GFLOPS;
     d->gflops = per_thread * n_threads;
     d->threads = n_threads;
+    d->int8_share = plan_int8_share(p->int8_per_fp32);
     return d->mem_gbs > 0 ? FC_OK : FC_EINPUT;
 }

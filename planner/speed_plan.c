@@ -20,6 +20,10 @@
  * 32 FLOP per cycle, at 4.0 GHz — the corpus's Ryzen 9 7940HS row. */
 #define PLAN_DATASHEET_CORE_GFLOPS (32 * 4.0)
 
+double plan_int8_share(double per_fp32) {
+    return per_fp32 >= PROBE_INT8_AVX2 && per_fp32 <= PROBE_INT8_I8MM ? per_fp32 / PLAN_INT8_REF : 0;
+}
+
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%.63s", d->id);
@@ -39,6 +43,7 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
                      : d->fp32_tflops > 0   ? (int)fmax(1, lround(d->fp32_tflops * 1000.0 / per_core))
                                             : PLAN_DEFAULT_CPU_CORES;
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0 : per_core * s->threads;
+        s->int8_share = plan_int8_share(d->int8_per_fp32);
     } else {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;

@@ -89,12 +89,25 @@ typedef struct probe_net_link {
     uint64_t up_bytes, down_bytes;   /* what the throughput figures moved */
 } probe_net_link;
 
+/* Int8 multiply-adds per FP32 one, per instruction of one width, of the dot
+ * products llama.cpp's CPU kernels use for quantized weights against Q8
+ * activations (ggml-cpu arch/x86/quants.c mul_sum_us8_pairs_float: vpdpbusd
+ * with AVX-VNNI or AVX512-VNNI, else vpmaddubsw + vpmaddwd; arch/arm/quants.c:
+ * SMMLA with i8mm, SDOT with dotprod). An FP32 FMA does 4 per 128 bits;
+ * vpmaddubsw 16 products in pairs that vpmaddwd must then add, 8 per
+ * instruction; vpdpbusd and SDOT 16; SMMLA, a 2x8 by 8x2 product, 32. */
+#define PROBE_INT8_AVX2 2.0
+#define PROBE_INT8_DOT 4.0  /* AVX-VNNI, AVX512-VNNI, Arm dotprod */
+#define PROBE_INT8_I8MM 8.0
+
 typedef struct probe_profile {
     int schema_version;
     char created[32];                /* ISO 8601 UTC */
     char hostname[64];
     char cpu_model[128];
     char isa[32];                    /* best SIMD level used: "avx512", "avx2", "sse2", "scalar" */
+    double int8_per_fp32;            /* int8 multiply-adds per FP32 one of llama.cpp's quantized kernels here
+                                      * (PROBE_INT8_*, probe/isa.c); 0 = not known */
     bool quick;                      /* measured with --quick */
 
     /* topology */

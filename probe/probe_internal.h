@@ -74,6 +74,10 @@ typedef struct probe_kernels {
     void (*triad)(float *a, const float *b, const float *c, float s, size_t n);
 } probe_kernels;
 
+/* The int8 multiply-adds per FP32 one of the dot products llama.cpp's quantized CPU kernels
+ * use here (probe/isa.c); 0 = not known. */
+double probe_int8_per_fp32(void);
+
 /* The widest kernel set this CPU runs. */
 const probe_kernels *probe_kernels_best(void);
 

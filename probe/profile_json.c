@@ -127,7 +127,7 @@ static const pf_table net_link_table = TABLE(net_link_fields);
 
 #define P probe_profile
 static const pf_field profile_fields[] = {
-    F_STR(P, created), F_STR(P, hostname), F_STR(P, cpu_model), F_STR(P, isa), F_BOOL(P, quick),
+    F_STR(P, created), F_STR(P, hostname), F_STR(P, cpu_model), F_STR(P, isa), F_DBL(P, int8_per_fp32), F_BOOL(P, quick),
     F_INT(P, n_packages, 0, PF_COUNT_MAX), {.name = "n_cores", .kind = PF_INT, .off = offsetof(P, n_cores), .min = 1, .max = PROBE_MAX_THREADS, .required = true},
     F_INT(P, n_threads, 0, PF_COUNT_MAX), F_STR(P, topo_source), F_STR(P, topo_note),
     F_ARR(P, "caches", caches, n_caches, cache_table),

@@ -138,6 +138,7 @@ static int measure_all(probe_profile *p, const probe_options *opt, fc_err *err) 
     if (!rc) rc = probe_capacity(p, err);
     if (!rc) {
         p->threads_used = threads_choose(p, opt);
+        p->int8_per_fp32 = probe_int8_per_fp32();
         rc = measure_memory(p, &topo, opt, &st, err);
     }
     probe_topo_free(&topo);

@@ -271,6 +271,34 @@ static void test_cpu_threads(const plan_efficiency *e) {
     CHECK(d.threads == 24);
 }
 
+/* A quantized type's CPU kernels run at the ISA's int8 rate against the one the constants were fitted at; floats
+ * at the FP32 rate. Compute-bound: 1e9 Q4_0 elements at 10 GFLOP/s x 0.5 = 0.2 s on the reference ISA, 0.4 s with
+ * half its int8 multiply-adds (AVX2), 0.1 s with twice (i8mm); 1e9 F16 elements 0.2 s on any. */
+static void test_cpu_int8(const plan_efficiency *e) {
+    plan_speed_setup s = one_cpu(1000, 10);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9 * 18 / 32;
+    s.load[0].elems[GGML_TYPE_Q4_0] = 1e9;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.2, 1e-9);
+    s.dev[0].int8_share = plan_int8_share(PROBE_INT8_AVX2);
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.4, 1e-9);
+    s.dev[0].int8_share = plan_int8_share(PROBE_INT8_I8MM);
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.1, 1e-9);
+    s.load[0].bytes[GGML_TYPE_Q4_0] = s.load[0].elems[GGML_TYPE_Q4_0] = 0;
+    s.load[0].bytes[GGML_TYPE_F16] = 2e9;
+    s.load[0].elems[GGML_TYPE_F16] = 1e9;
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.2, 1e-9);
+    /* the reference is as fitted; an unknown or impossible ISA too */
+    CHECK(plan_int8_share(PLAN_INT8_REF) == 1 && plan_int8_share(0) == 0 && plan_int8_share(1e300) == 0);
+    plan_device cpu = {.backend = PLAN_CPU, .bandwidth_gbs = 100, .fp32_tflops = 1, .n_cores = 8,
+                       .int8_per_fp32 = PROBE_INT8_AVX2};
+    plan_speed_dev d;
+    plan_speed_dev_from_device(&d, &cpu);
+    CHECK_NEAR(d.int8_share, 0.5, 1e-12);
+    probe_profile p = {.n_cores = 4, .read_gbs = 50, .sgemm_gflops_1t = 100, .int8_per_fp32 = PROBE_INT8_I8MM};
+    CHECK(plan_speed_dev_cpu(&d, &p, 4) == FC_OK);
+    CHECK_NEAR(d.int8_share, 2, 1e-12);
+}
+
 /* An older build read memory as fast as the current one; it paid more per kernel launch: era_dec scales the fixed
  * costs alone. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us, 200 us at an era share of 0.5. */
 static void test_old_build(const plan_efficiency *e) {
@@ -597,6 +625,7 @@ int main(void) {
     test_attention_paths(&e);
     test_moe_layers(&e);
     test_cpu_threads(&e);
+    test_cpu_int8(&e);
     test_family_prefill();
     test_loads();
     /* The built-in table parses and is complete. */

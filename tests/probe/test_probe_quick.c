@@ -31,6 +31,14 @@ int main(void) {
     CHECK_MSG(p.read_gbs > 0, "read %g GB/s", p.read_gbs);
     CHECK(p.read_median_gbs > 0 && p.read_median_gbs <= p.read_gbs);
     CHECK(p.isa[0] != '\0' && p.quick);
+    /* the int8 dot products of llama.cpp's quantized kernels here: AVX2's, VNNI's or dotprod's, i8mm's, or none known */
+    CHECK_MSG(p.int8_per_fp32 == 0 || p.int8_per_fp32 == 2 || p.int8_per_fp32 == 4 || p.int8_per_fp32 == 8, "%g",
+              p.int8_per_fp32);
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("avx2")) CHECK(p.int8_per_fp32 == 0);
+    else if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")) CHECK(p.int8_per_fp32 == 4);
+    else CHECK(p.int8_per_fp32 == 2 || p.int8_per_fp32 == 4); /* AVX-VNNI without AVX-512 is 4 */
+#endif
     CHECK(p.n_caches >= 1);
     for (int i = 1; i < p.n_caches; i++) CHECK_MSG(p.caches[i].level >= p.caches[i - 1].level, "cache %d", i);
     for (int i = 0; i < p.n_caches; i++) CHECK(p.caches[i].size_bytes > 0 && p.caches[i].source[0]);

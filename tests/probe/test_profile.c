@@ -14,6 +14,7 @@ static void profile_fill(probe_profile *p) {
     snprintf(p->hostname, sizeof p->hostname, "box");
     snprintf(p->cpu_model, sizeof p->cpu_model, "Test CPU \"quoted\"");
     snprintf(p->isa, sizeof p->isa, "avx2");
+    p->int8_per_fp32 = 2;
     p->n_packages = 2, p->n_cores = 16, p->n_threads = 32, p->n_numa = 2;
     snprintf(p->topo_source, sizeof p->topo_source, "hwloc");
     p->n_caches = 3;
