@@ -504,6 +504,11 @@ typedef struct plan_speed_dev {
  * sets were measured or fitted at: this machine's CPU set on an AVX-512 VNNI
  * core, the datasheet set from it (data/efficiency.csv). */
 #define PLAN_INT8_REF PROBE_INT8_DOT
+/* A decode multiplies one activation row, and SMMLA (i8mm) takes two: llama.cpp's
+ * GEMV runs SDOT there (ggml-cpu arch/arm/repack.cpp ggml_gemv_*; quants.c's
+ * vec_dot takes its SMMLA path only for two rows, nrc == 2), so a CPU's decode
+ * does at most this many int8 multiply-adds per FP32 one. */
+#define PLAN_INT8_GEMV_MAX PROBE_INT8_DOT
 /* plan_speed_dev.int8_share of a CPU whose ISA does per_fp32 int8 multiply-adds per FP32 one; 0 (as fitted)
  * for one not known or outside PROBE_INT8_AVX2..PROBE_INT8_I8MM (a hand-edited profile). */
 double plan_int8_share(double per_fp32);

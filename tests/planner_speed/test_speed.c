@@ -273,16 +273,20 @@ static void test_cpu_threads(const plan_efficiency *e) {
 
 /* A quantized type's CPU kernels run at the ISA's int8 rate against the one the constants were fitted at; floats
  * at the FP32 rate. Compute-bound: 1e9 Q4_0 elements at 10 GFLOP/s x 0.5 = 0.2 s on the reference ISA, 0.4 s with
- * half its int8 multiply-adds (AVX2), 0.1 s with twice (i8mm); 1e9 F16 elements 0.2 s on any. */
+ * half its int8 multiply-adds (AVX2); i8mm's SMMLA takes two activation rows, so its decode runs SDOT, the
+ * reference's rate, and only its prefill twice it; 1e9 F16 elements 0.2 s on any. */
 static void test_cpu_int8(const plan_efficiency *e) {
     plan_speed_setup s = one_cpu(1000, 10);
     s.load[0].bytes[GGML_TYPE_Q4_0] = 1e9 * 18 / 32;
     s.load[0].elems[GGML_TYPE_Q4_0] = 1e9;
+    double pp_ref = plan_speed_pp_tps(&s, e, 512, 0);
     CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.2, 1e-9);
     s.dev[0].int8_share = plan_int8_share(PROBE_INT8_AVX2);
     CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.4, 1e-9);
+    CHECK_NEAR(plan_speed_pp_tps(&s, e, 512, 0) / pp_ref, 0.5, 1e-6);
     s.dev[0].int8_share = plan_int8_share(PROBE_INT8_I8MM);
-    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.1, 1e-9);
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), 0.2, 1e-9);
+    CHECK_NEAR(plan_speed_pp_tps(&s, e, 512, 0) / pp_ref, 2, 1e-6);
     s.load[0].bytes[GGML_TYPE_Q4_0] = s.load[0].elems[GGML_TYPE_Q4_0] = 0;
     s.load[0].bytes[GGML_TYPE_F16] = 2e9;
     s.load[0].elems[GGML_TYPE_F16] = 1e9;
