@@ -46,6 +46,15 @@ python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["read_gbs"
     { echo "FAIL: --show --json is not the profile"; fail=1; }
 t 0 "--show=FILE" "$bin" probe --show="$dir/m.json"
 grep -q "cores" "$dir/out" || { echo "FAIL: --show prints no summary"; fail=1; }
+# the int8 dot products llama.cpp's quantized kernels use here, as the profile records them
+python3 - "$dir/m.json" "$dir/out" <<'PY' || { echo "FAIL: int8 dot line"; cat "$dir/out"; fail=1; }
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+shown = re.search(r"^int8 dot    (\S+) multiply-adds per FP32 one \((.*)\)$", open(sys.argv[2]).read(), re.M)
+assert p["int8_per_fp32"] in (0, 2, 4, 8), p["int8_per_fp32"]
+assert (shown is None) == (p["int8_per_fp32"] == 0), shown
+assert shown is None or float(shown.group(1)) == p["int8_per_fp32"], shown.group(0)
+PY
 
 # The default location is $XDG_CACHE_HOME/fitcheck/machine.json.
 t 0 "quick probe to the cache" "$bin" probe --quick --no-gpu --force --json
