@@ -19,6 +19,13 @@
 #define ARM_HWCAP_ASIMDDP (1ul << 20)
 #define ARM_HWCAP2_I8MM (1ul << 13)
 
+const char *probe_int8_name(double per_fp32) {
+    return per_fp32 >= PROBE_INT8_I8MM  ? "Arm i8mm"
+           : per_fp32 >= PROBE_INT8_DOT ? "VNNI or Arm dotprod"
+           : per_fp32 > 0               ? "AVX2, no VNNI"
+                                        : "not known";
+}
+
 double probe_int8_per_fp32(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();

@@ -99,6 +99,8 @@ typedef struct probe_net_link {
 #define PROBE_INT8_AVX2 2.0
 #define PROBE_INT8_DOT 4.0  /* AVX-VNNI, AVX512-VNNI, Arm dotprod */
 #define PROBE_INT8_I8MM 8.0
+/* The instructions behind such a figure, in words ("AVX2, no VNNI"); "not known" for 0. */
+const char *probe_int8_name(double per_fp32);
 
 typedef struct probe_profile {
     int schema_version;

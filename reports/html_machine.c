@@ -55,6 +55,9 @@ static int summary_write(FILE *fp, const probe_profile *p, fc_err *err) {
     snprintf(b, sizeof b, "%d package(s), %d NUMA node(s)", p->n_packages, p->n_numa);
     row_text(t, "CPU", p->cpu_model, a, b);
     row_text(t, "SIMD used", p->isa, "-", "");
+    snprintf(a, sizeof a, "%g per FP32 multiply-add", p->int8_per_fp32);
+    row_text(t, "int8 dot products", p->int8_per_fp32 > 0 ? a : "-", probe_int8_name(p->int8_per_fp32),
+             "what llama.cpp's quantized kernels multiply with (docs/speed-model.md)");
     rep_fmt_gib(p->ram_available, a, sizeof a);
     rep_fmt_gib(p->ram_total, b, sizeof b);
     row_text(t, "RAM (available / total)", a, b, p->ram_source);

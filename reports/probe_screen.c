@@ -142,9 +142,7 @@ void rep_probe_print(const probe_profile *p, FILE *out) {
     /* what llama.cpp's quantized kernels multiply with here (probe/isa.c), which the speed model scales them by */
     if (p->int8_per_fp32 > 0)
         fprintf(out, "int8 dot    %g multiply-adds per FP32 one (%s)\n", p->int8_per_fp32,
-                p->int8_per_fp32 >= PROBE_INT8_I8MM ? "Arm i8mm"
-                : p->int8_per_fp32 >= PROBE_INT8_DOT ? "VNNI or Arm dotprod"
-                                                     : "AVX2, no VNNI");
+                probe_int8_name(p->int8_per_fp32));
     if (p->storage_read_gbs > 0)
         fprintf(out, "storage     %.2f GB/s sequential read of %s (%s)\n", p->storage_read_gbs, fc_safe(p->storage_path),
                p->storage_direct ? "O_DIRECT" : "page cache dropped");
