@@ -2,7 +2,6 @@
  * probe profile and its free RAM now) or another machine's saved profile. */
 #include "planner/planner.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -154,13 +153,7 @@ int plan_hw_from_profile(plan_hw *hw, const probe_profile *p, fc_err *err) {
     h->fp32_tflops = (p->sgemm_gflops_1t > 0 ? p->sgemm_gflops_1t * p->n_cores : p->sgemm_gflops_all) / 1000.0;
     h->n_cores = p->n_cores;
     h->int8_per_fp32 = p->int8_per_fp32;
-    /* one thread's read: the shape of the probe's thread-scaling curve, as plan_speed_dev_cpu trusts it */
-    double at_1 = 0, at_all = 0;
-    for (int i = 0; i < p->n_scaling; i++) {
-        if ((int)p->scaling[i].x == 1) at_1 = p->scaling[i].gbs;
-        if ((int)p->scaling[i].x == p->n_cores) at_all = p->scaling[i].gbs;
-    }
-    if (at_1 > 0 && at_all > 0) h->read_1t_gbs = p->read_gbs * fmin(1.0, at_1 / at_all);
+    h->read_1t_gbs = plan_probe_read_at(p, 1);
     h->storage_gbs = p->storage_read_gbs;
     hw_numa(h, p);
     snprintf(h->source, sizeof h->source, "probe profile of %s (%s)", p->hostname, p->created);

@@ -581,6 +581,9 @@ int plan_speed_load_summary(plan_speed_setup *s, int dev, const plan_model_summa
 
 /* Devices from a machine profile: the CPU (n_threads of it) and its GPUs. */
 int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads);
+/* A profile's read on n_threads, on its all-core read's basis (its thread-scaling curve's shape); 0 where the
+ * curve lacks the point or the all-core one. */
+double plan_probe_read_at(const probe_profile *p, int n_threads);
 /* The one conversion from a device to what the speed model computes with. A
  * GPU's bandwidth is on one basis, what fitcheck's read kernel measures: the
  * probe's read when there is one, else the datasheet's times

@@ -304,22 +304,27 @@ double plan_speed_pp_tps(const plan_speed_setup *s, const plan_efficiency *e, in
 
 /* ---- devices ------------------------------------------------------------- */
 
+/* The all-core read figure scaled by the shape of the probe's thread-scaling
+ * curve (one core cannot saturate DRAM). Only the curve's shape is trusted: its
+ * points are short runs that a busy machine drags down. */
+double plan_probe_read_at(const probe_profile *p, int n_threads) {
+    int cores = p->n_cores > 0 ? p->n_cores : 1;
+    double at_n = 0, at_all = 0;
+    for (int i = 0; i < p->n_scaling; i++) {
+        if ((int)p->scaling[i].x == n_threads) at_n = p->scaling[i].gbs;
+        if ((int)p->scaling[i].x == cores) at_all = p->scaling[i].gbs;
+    }
+    return at_n > 0 && at_all > 0 ? p->read_gbs * fmin(1.0, at_n / at_all) : 0;
+}
+
 int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads) {
     memset(d, 0, sizeof *d);
     d->backend = PLAN_CPU;
     snprintf(d->name, sizeof d->name, "%.63s", p->cpu_model[0] ? p->cpu_model : "CPU");
     int cores = p->n_cores > 0 ? p->n_cores : 1;
     if (n_threads <= 0 || n_threads > cores) n_threads = cores; /* more threads than cores only contend */
-    /* Bandwidth at this thread count: the all-core read figure, scaled by the
-     * shape of the probe's thread-scaling curve when fewer threads are used
-     * (one core cannot saturate DRAM). Only the curve's shape is trusted: its
-     * points are short runs that a busy machine drags down. */
-    double bw = p->read_gbs, at_n = 0, at_all = 0;
-    for (int i = 0; i < p->n_scaling; i++) {
-        if ((int)p->scaling[i].x == n_threads) at_n = p->scaling[i].gbs;
-        if ((int)p->scaling[i].x == cores) at_all = p->scaling[i].gbs;
-    }
-    if (n_threads < cores && at_n > 0 && at_all > 0) bw *= fmin(1.0, at_n / at_all);
+    double at = n_threads < cores ? plan_probe_read_at(p, n_threads) : 0;
+    double bw = at > 0 ? at : p->read_gbs;
     /* Several NUMA nodes: the weights sit on the node that loaded them while
      * the threads run on every node, so at most one node's read (planner/numa.c). */
     if (p->n_numa > 1) bw = fmin(bw, plan_numa_node_gbs(p, plan_numa_fastest(p)));
