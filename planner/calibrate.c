@@ -50,11 +50,6 @@
  * clock a discrete card of its backend does (planner.h, plan_speed_dev.soc). */
 #define SOC_PP_MAX 1.0
 #define FIT_TYPE_MIN_SHARE 0.01   /* a tensor type's share of a device's weights for its rates to be fitted */
-/* Rows in which a tensor type must be the main one (most weight elements), per
- * backend, before it gets its own rate: fitted to a few rows, or to rows where
- * it is a minority, a per-type GPU prefill rate became a free knob (Vulkan q5_K
- * 0.005, q2_K 4.6 of the FP16 peak on 632 rows). */
-#define FIT_TYPE_MIN_ROWS 4
 /* A CPU's per-type rates come from this machine's own runs, a few rows per
  * type: one row in which the type is the main one suffices, but a type that is
  * only ever a minority (Q4_K_M's q6_K output, 6% of TinyLlama's weights) is
@@ -171,7 +166,7 @@ static bool dequant_prefill(const plan_meas *m, int d) {
 /* Whether another type of t's kernel family has enough rows of its own for a prefill rate. */
 static bool family_owns(const int *rows, uint32_t t) {
     for (uint32_t u = 0; u < GGML_TYPE_COUNT; u++)
-        if (u != t && rows[u] >= FIT_TYPE_MIN_ROWS && plan_kernel_family(u) == plan_kernel_family(t)) return true;
+        if (u != t && rows[u] >= PLAN_FIT_TYPE_MIN_ROWS && plan_kernel_family(u) == plan_kernel_family(t)) return true;
     return false;
 }
 
@@ -187,7 +182,9 @@ static bool type_weighs(const plan_speed_load *l, uint32_t t) {
  * engines present, and the per-type ones for the tensor types present in
  * enough rows. */
 static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param *p) {
-    static int rows[PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT], fam_rows[PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT];
+    /* per typed parameter (its phase's rows), set, engine and main type; decode's per kernel family too */
+    static int rows[PLAN_EFF_TYPED_COUNT][PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT],
+        fam_rows[PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT];
     memset(rows, 0, sizeof rows);
     memset(fam_rows, 0, sizeof fam_rows);
     for (int i = 0; i < s->n; i++) {
@@ -201,8 +198,12 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
                 if (l->elems[t] > l->elems[main_t]) main_t = t;
             bool unused = dequant_prefill(&s->m[i], d) && plan_kernel_family(main_t) != GGML_TYPE_F16;
-            if (l->elems[main_t] > 0 && !unused) rows[set][su->engine][main_t]++;
-            if (l->elems[main_t] > 0) fam_rows[set][su->engine][plan_kernel_family(main_t)]++;
+            if (!(l->elems[main_t] > 0)) continue;
+            if (s->m[i].n_prompt > 0 && !unused) rows[PLAN_EFF_PP][set][su->engine][main_t]++;
+            if (s->m[i].n_gen > 0) {
+                rows[PLAN_EFF_DEC_RATE][set][su->engine][main_t]++;
+                fam_rows[set][su->engine][plan_kernel_family(main_t)]++;
+            }
         }
     }
     int np = 0;
@@ -262,8 +263,8 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                     bool gpu_dec = k == PLAN_EFF_DEC_RATE && be != PLAN_CPU;
                     if (gpu_dec && t != main_t) continue;
                     uint32_t slot = gpu_dec ? plan_kernel_family(t) : t;
-                    int n_rows = gpu_dec ? fam_rows[set][su->engine][slot] : rows[set][su->engine][t];
-                    bool own = n_rows >= (be == PLAN_CPU ? FIT_CPU_TYPE_MIN_ROWS : FIT_TYPE_MIN_ROWS);
+                    int n_rows = gpu_dec ? fam_rows[set][su->engine][slot] : rows[k][set][su->engine][t];
+                    bool own = n_rows >= (be == PLAN_CPU ? FIT_CPU_TYPE_MIN_ROWS : PLAN_FIT_TYPE_MIN_ROWS);
                     double max = k == PLAN_EFF_PP && be != PLAN_CPU ? PP_EFF_GPU_MAX : INFINITY;
                     /* A CPU type never measured as the main one keeps its constant; a GPU's
                      * falls to the set's shared default, fitted with the others. */
@@ -276,7 +277,7 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                          * model would plan a hundredth of its speed. */
                         if (t != main_t) continue;
                         /* its family's own rates are fitted already, and they are what it runs at */
-                        if (k == PLAN_EFF_PP && plan_pp_pools_family(be) && family_owns(rows[set][su->engine], t))
+                        if (k == PLAN_EFF_PP && plan_pp_pools_family(be) && family_owns(rows[k][set][su->engine], t))
                             continue;
                         add_param(p, &np, &f->typed_default[k], NULL, FIT_PRIOR_WEIGHT, max);
                         continue;

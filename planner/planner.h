@@ -908,6 +908,13 @@ typedef struct plan_fit_stats {
 } plan_fit_stats;
 
 plan_fit_stats plan_fit_evaluate(const plan_meas_set *s, const plan_efficiency *e);
+/* Rows in which a tensor type must be the main one (most weight elements), per
+ * GPU backend, before it gets its own rate: fitted to a few rows, or to rows where
+ * it is a minority, a per-type GPU prefill rate became a free knob (Vulkan q5_K
+ * 0.005, q2_K 4.6 of the FP16 peak on 632 rows). Rows of the rate's phase: a
+ * prefill rate is measured by prompts, not by the same file's decode rows
+ * (ROCm's Q8_0 had 3 prefill rows and 1 decode row, its BF16 2 and 2). */
+#define PLAN_FIT_TYPE_MIN_ROWS 4
 /* Refits the constants of the backends and engines present in s, in place. */
 int plan_calibrate(plan_efficiency *e, const plan_meas_set *s, plan_fit_stats *before, plan_fit_stats *after,
                    fc_err *err);

@@ -257,6 +257,27 @@ static void test_order_free(const plan_meas_set *set) {
     }
     CHECK(a->set[PLAN_VULKAN][PLAN_ENG_LLAMACPP].typed_default[PLAN_EFF_PP] ==
           prior->set[PLAN_VULKAN][PLAN_ENG_LLAMACPP].typed_default[PLAN_EFF_PP]);
+    /* A type gets a prefill rate of its own where it is the main type of enough prefill rows, its decode rows not
+     * counted: among these sets at least one type (ROCm's Q8_0) has enough rows of both phases but too few prompts. */
+    int split = 0;
+    for (size_t i = 0; i < FC_ARRAY_LEN(fitted); i++)
+        for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+            int n_pp = 0, n_all = 0;
+            for (int r = 0; r < fwd.n; r++) {
+                const plan_speed_load *l = &fwd.m[r].setup.load[0];
+                uint32_t main_t = 0;
+                for (uint32_t u = 1; u < GGML_TYPE_COUNT; u++)
+                    if (l->elems[u] > l->elems[main_t]) main_t = u;
+                if (fwd.m[r].backend != fitted[i] || main_t != t) continue;
+                n_all++;
+                n_pp += fwd.m[r].n_prompt > 0;
+            }
+            bool own = a->set[fitted[i]][PLAN_ENG_LLAMACPP].typed[PLAN_EFF_PP][t] > 0;
+            CHECK_MSG(own == (n_pp >= PLAN_FIT_TYPE_MIN_ROWS), "%s %s: %d prefill rows, own rate %d",
+                      plan_backend_name(fitted[i]), ggml_type_get(t)->name, n_pp, own);
+            split += n_pp < PLAN_FIT_TYPE_MIN_ROWS && n_all >= PLAN_FIT_TYPE_MIN_ROWS;
+        }
+    CHECK_MSG(split > 0, "no type with too few prefill rows among enough rows");
 out:
     free(prior);
     free(a);
