@@ -11,7 +11,7 @@
 # the model was frozen, no source shared with the corpus, never fitted on),
 # predicted by the shipped constants (`fitcheck calibrate --evaluate`), with
 # the same medians and per source: what a user's hardware is likely to see.
-# Takes a few minutes (one refit per group, one cross-validation run); needs no GPU.
+# Takes about 12 minutes on two cores (two descents per refit, one refit per group); needs no GPU.
 #
 # usage: bench/speed_vs_published.sh      FITCHECK=build/fitcheck CORPUS=data/bench_corpus.csv
 #                                         HOLDOUT=data/holdout_bench.csv
