@@ -1,9 +1,10 @@
-/* Refits the efficiency constants to measurements: minimizes the squared log
- * error of predicted vs measured t/s, with a weak pull towards the built-in
- * constants so that a parameter the data says nothing about stays put.
- * Coordinate descent in log space: every constant is a positive scale factor,
- * the objective is cheap (a few microseconds per point), and there are at
- * most a few dozen free constants. */
+/* Refits the efficiency constants to measurements: minimizes the log error of
+ * predicted vs measured t/s (squared near zero, a Cauchy loss past
+ * FIT_ROBUST_SCALE), with a weak pull towards the built-in constants so that a
+ * parameter the data says nothing about stays put. Coordinate descent in log
+ * space: every constant is a positive scale factor, the objective is cheap (a
+ * few microseconds per point), and there are at most FIT_MAX_PARAMS free
+ * constants. */
 #include "planner/planner.h"
 
 #include <math.h>
