@@ -195,9 +195,7 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
             if (be < 0 || be >= PLAN_BACKEND_COUNT || su->engine < 0 || su->engine >= PLAN_ENG_COUNT) continue;
             int set = plan_eff_set_of(&su->dev[d], su->engine);
             const plan_speed_load *l = &su->load[d];
-            uint32_t main_t = 0;
-            for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
-                if (l->elems[t] > l->elems[main_t]) main_t = t;
+            uint32_t main_t = plan_speed_load_main_type(l);
             bool unused = dequant_prefill(&s->m[i], d) && plan_kernel_family(main_t) != GGML_TYPE_F16;
             if (!(l->elems[main_t] > 0)) continue;
             if (s->m[i].n_prompt > 0 && !unused) rows[PLAN_EFF_PP][set][su->engine][main_t]++;
@@ -238,9 +236,7 @@ static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param 
                           k == PLAN_EFF_BW ? BW_EFF_MAX : nofa ? NOFA_MAX : INFINITY);
             }
             const plan_speed_load *l = &su->load[d];
-            uint32_t main_t = 0;
-            for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
-                if (l->elems[t] > l->elems[main_t]) main_t = t;
+            uint32_t main_t = plan_speed_load_main_type(l);
             for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
                 /* A type with a sliver of the weights would be a free knob, not a measured rate. */
                 if (!type_weighs(l, t)) continue;

@@ -566,6 +566,8 @@ typedef struct plan_speed_place {
 
 /* Whether a device has anything to compute. */
 bool plan_speed_load_busy(const plan_speed_load *l);
+/* The tensor type with the most weight elements on a device (0, F32, when it has none). */
+uint32_t plan_speed_load_main_type(const plan_speed_load *l);
 /* Fills setup->load[] from a model's tensor table and a placement. */
 int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_place *pl, fc_err *err);
 

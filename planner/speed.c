@@ -38,6 +38,13 @@ bool plan_speed_load_busy(const plan_speed_load *l) {
     return false;
 }
 
+uint32_t plan_speed_load_main_type(const plan_speed_load *l) {
+    uint32_t main_t = 0;
+    for (uint32_t t = 1; t < GGML_TYPE_COUNT; t++)
+        if (l->elems[t] > l->elems[main_t]) main_t = t;
+    return main_t;
+}
+
 /* The share of its fitted rate a CPU kernel for type t runs at on device d: a quantized type's dot products
  * are int8 ones, as fast per FP32 FLOP as the ISA's int8 instructions are (plan_speed_dev.int8_share; a
  * decode's at most PLAN_INT8_GEMV_MAX's. Per datasheet FLOP, the corpus's AVX2 CPUs prefill and decode
@@ -88,9 +95,7 @@ static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const 
     double t = 0, bytes = 0, t_cmp = 0;
     /* A GPU runs a file at the rate of its main type's family: files mix families (an IQ3_M file is part
      * K-quant), and a rate per tensor would let a mix with fewer bytes but more slow-family tensors decode slower. */
-    uint32_t main_t = 0;
-    for (uint32_t ty = 1; ty < GGML_TYPE_COUNT; ty++)
-        if (l->elems[ty] > l->elems[main_t]) main_t = ty;
+    uint32_t main_t = plan_speed_load_main_type(l);
     double gpu_rate = plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, plan_kernel_family(main_t));
 #define RATE(ty) \
     (d->backend == PLAN_CPU ? plan_eff_typed_get(f, PLAN_EFF_DEC_RATE, ty) * cpu_share(d, ty, false) : gpu_rate)

@@ -218,19 +218,22 @@ out:
     free(rocm.m);
 }
 
-/* The fit is a function of the rows, not of their order: the Vulkan and ROCm rows fitted as the file has them
- * and reversed give the same constants (planner/calibrate.c visits the constants in table order), and Vulkan's
- * default prefill rate, the main type of none of its rows, keeps its prior. */
+static bool differ(double x, double y) { return fabs(x - y) > 1e-9 * x; }
+
+/* How many constants of two sets differ beyond rounding. */
 static int sets_differ(const plan_eff_set *x, const plan_eff_set *y) {
     int n = 0;
-    for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++) n += fabs(x->scalar[k] - y->scalar[k]) > 1e-9 * x->scalar[k];
+    for (int k = 0; k < PLAN_EFF_SCALAR_COUNT; k++) n += differ(x->scalar[k], y->scalar[k]);
     for (int k = 0; k < PLAN_EFF_TYPED_COUNT; k++) {
-        n += fabs(x->typed_default[k] - y->typed_default[k]) > 1e-9 * x->typed_default[k];
-        for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) n += fabs(x->typed[k][t] - y->typed[k][t]) > 1e-9 * x->typed[k][t];
+        n += differ(x->typed_default[k], y->typed_default[k]);
+        for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) n += differ(x->typed[k][t], y->typed[k][t]);
     }
     return n;
 }
 
+/* The fit is a function of the rows, not of their order: the Vulkan and ROCm rows fitted as the file has them
+ * and reversed give the same constants (planner/calibrate.c visits the constants in table order), and Vulkan's
+ * default prefill rate, the main type of none of its rows, keeps its prior. */
 static void test_order_free(const plan_meas_set *set) {
     plan_meas_set fwd = {0}, rev = {0};
     fwd.m = malloc(sizeof *fwd.m * ((size_t)set->n + 1));
@@ -264,11 +267,7 @@ static void test_order_free(const plan_meas_set *set) {
         for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
             int n_pp = 0, n_all = 0;
             for (int r = 0; r < fwd.n; r++) {
-                const plan_speed_load *l = &fwd.m[r].setup.load[0];
-                uint32_t main_t = 0;
-                for (uint32_t u = 1; u < GGML_TYPE_COUNT; u++)
-                    if (l->elems[u] > l->elems[main_t]) main_t = u;
-                if (fwd.m[r].backend != fitted[i] || main_t != t) continue;
+                if (fwd.m[r].backend != fitted[i] || plan_speed_load_main_type(&fwd.m[r].setup.load[0]) != t) continue;
                 n_all++;
                 n_pp += fwd.m[r].n_prompt > 0;
             }

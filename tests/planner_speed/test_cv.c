@@ -17,8 +17,8 @@
 /* these held-out rows' medians on 2026-12-06, 833 rows, with the fit a function of the rows (planner/calibrate.c:
  * the constants visited in table order, forwards and backwards, the lower end kept; a type without a rate of its
  * own fitting the default only where it is a row's main type) and a type's own rate counting the rows of its phase
- * only (PLAN_FIT_TYPE_MIN_ROWS; before it 7.0 / 5.1 / 8.5 / 12.7%). Before the fit was a function of the rows, visited in the order of the rows that
- * named them, 6.5 / 5.3 / 7.8 / 12.1% in the file's order and 6.5-7.1 / 5.3-5.8 / 7.8-8.4 / 12.1-12.2% over it
+ * only (PLAN_FIT_TYPE_MIN_ROWS; before it 7.0 / 5.1 / 8.5 / 12.7%). Before the fit was a function of the rows,
+ * visited in the order of the rows that named them, 6.5 / 5.3 / 7.8 / 12.1% in the file's order and 6.5-7.1 / 5.3-5.8 / 7.8-8.4 / 12.1-12.2% over it
  * and three shuffles of it (docs/speed-model.md, "The order of the corpus's rows"): the guard's old figures were
  * one draw of the fit's path. Before that, on 2026-12-05, with a MoE layer's added graph nodes in its fixed costs
  * (planner/speed.c moe_layer_extra; before them 7.2 / 6.3 / 8.1 / 11.4%: the DGX Spark's long-context rows near the
