@@ -109,8 +109,10 @@ static bool corpus_row_old(char **f) {
 
 #define CORPUS_MAX_SOURCES 256 /* distinct sources counted; the corpus has about 120 */
 
-/* FNV-1a: sources told apart by a 64-bit hash of their text, not kept whole. */
-static uint64_t source_hash(const char *s) {
+/* A row's publication (plan_meas.origin): FNV-1a of its URL, else of its source's text; told apart by a
+ * 64-bit hash, not kept whole. */
+static uint64_t corpus_origin(char **f) {
+    const char *s = f[C_URL][0] ? f[C_URL] : f[C_SOURCE];
     uint64_t h = 14695981039346656037ull;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
@@ -128,7 +130,7 @@ int plan_corpus_old_rows(int backend, int *n_sources) {
             plan_backend_from_name(f[C_BACKEND]) != backend || !corpus_row_old(f))
             continue;
         rows++;
-        uint64_t h = source_hash(f[C_SOURCE]);
+        uint64_t h = corpus_origin(f);
         int i = 0;
         while (i < n_seen && seen[i] != h) i++;
         if (i == n_seen && n_seen < CORPUS_MAX_SOURCES) seen[n_seen++] = h;
@@ -172,6 +174,7 @@ void plan_corpus_family(const char *id, char *out, size_t cap) {
         {"h200", "nvidia-hopper"},                      {"gh200", "nvidia-hopper"},
         {"v100", "nvidia-volta"},                       {"p100", "nvidia-pascal"},
         {"p40", "nvidia-pascal"},                       {"mi50", "amd-gcn5"},
+        {"radeon-pro-vii", "amd-gcn5"},
         {"radeon-pro-w7", "amd-rdna3"},
         {"rx-90", "amd-rdna4"},                         {"radeon-ai-pro-r9700", "amd-rdna4"},
         {"rx-7", "amd-rdna3"},                          {"ryzen-ai-max", "amd-rdna3"},
@@ -259,6 +262,7 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
     snprintf(m->label, sizeof m->label, "%.24s %.20s %.10s %.24s", f[C_DEVICE], f[C_MODEL], f[C_QUANT], f[C_TEST]);
     snprintf(m->device, sizeof m->device, "%s", f[C_DEVICE]);
     snprintf(m->source, sizeof m->source, "%s", f[C_SOURCE]);
+    m->origin = corpus_origin(f);
     /* The build era as the source states it (which kernels ran), else from the date ("2024-05",
      * "2023-11..2025": its start). */
     m->setup.old_build = corpus_row_old(f);
