@@ -12,7 +12,7 @@
 
 static void cv_key(const plan_meas *m, int by, char *key) {
     if (by == PLAN_CV_FAMILY) plan_corpus_family(m->device, key, CV_KEY_MAX);
-    else snprintf(key, CV_KEY_MAX, "%s", m->source);
+    else snprintf(key, CV_KEY_MAX, "%016llx", (unsigned long long)m->origin);
 }
 
 int plan_cross_validate(const plan_efficiency *base, const plan_meas_set *s, int by, double *pred, fc_err *err) {
@@ -58,7 +58,7 @@ void plan_cv_repeats(const plan_meas_set *s, double *other) {
         double log_sum = 0;
         int n = 0;
         for (int j = 0; j < s->n; j++) {
-            if (strcmp(s->m[i].source, s->m[j].source) && s->m[j].tps > 0 && same_test(&s->m[i], &s->m[j])) {
+            if (s->m[i].origin != s->m[j].origin && s->m[j].tps > 0 && same_test(&s->m[i], &s->m[j])) {
                 log_sum += log(s->m[j].tps);
                 n++;
             }

@@ -638,6 +638,10 @@ typedef struct plan_meas {
     char label[96];          /* "llama 7B Q4_0 pp512 on RTX 4090" */
     char device[32];         /* catalog / corpus device id; "" for this machine */
     char source[96];         /* where the number was published ("" for own runs) */
+    /* The publication it came from, a hash of its URL (else of its source): what leave-one-source-out
+     * holds out whole, so that one thread's tables of several machines, or two columns of one table,
+     * are one source and the name's length decides nothing. 0 for own runs. */
+    uint64_t origin;
     int backend, engine;
     int n_threads, n_prompt, n_gen, n_depth;
     double tps;              /* measured mean t/s */

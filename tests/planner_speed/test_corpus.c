@@ -159,6 +159,27 @@ static void test_era(void) {
     plan_meas_set_free(&s);
 }
 
+/* A source is its publication (plan_meas.origin): two tables of one thread are one source however their names
+ * differ, and two threads are two however long the part of their names they share (96 bytes of it once made
+ * ik_llama.cpp#164's x86 and Arm tables one source, and #18749's two columns, by accident). */
+static void test_origin(void) {
+#define ROW "rtx-4090,cuda,llama-2-7b,Q4_0,pp512,512,0,0,1,,,,,,,2025-01,,"
+#define LONG_NAME "ik_llama.cpp#164 (discussion \"Latest CPU performance comparison with llama.cpp\"; mainline columns; "
+    _Static_assert(sizeof LONG_NAME > sizeof ((plan_meas *)0)->source, "the name must outrun what is kept of it");
+    const char *text = HDR ROW LONG_NAME "x86 table,u1\n" ROW LONG_NAME "Arm table,u1\n" ROW LONG_NAME "x86 table,u2\n"
+                           ROW LONG_NAME "x86 table,\n" ROW LONG_NAME "Arm table,\n";
+    plan_meas_set s = {0};
+    plan_efficiency e;
+    if (import_rows(text, "origin.csv", 5, &s, &e)) {
+        CHECK(!strcmp(s.m[3].source, s.m[4].source)); /* the names as kept are one */
+        CHECK(s.m[0].origin == s.m[1].origin && s.m[0].origin != s.m[2].origin);
+        CHECK(s.m[3].origin != s.m[4].origin && s.m[3].origin != s.m[0].origin);
+    }
+    plan_meas_set_free(&s);
+#undef ROW
+#undef LONG_NAME
+}
+
 /* plan_cv_repeats: the geometric mean of the other sources' numbers for the same test, never the row's own source. */
 static void test_repeats(void) {
     static const struct { const char *label, *source; bool no_fa; double tps, want; } rows[] = {
@@ -175,6 +196,7 @@ static void test_repeats(void) {
     for (int i = 0; i < N; i++) {
         snprintf(m[i].label, sizeof m[i].label, "%s", rows[i].label);
         snprintf(m[i].source, sizeof m[i].source, "%s", rows[i].source);
+        m[i].origin = (unsigned char)rows[i].source[0];
         m[i].setup.no_fa = rows[i].no_fa;
         m[i].tps = rows[i].tps;
     }
@@ -341,6 +363,7 @@ static void test_accuracy_file(const plan_meas_set *set) {
 }
 
 int main(void) {
+    test_origin();
     test_repeats();
     test_test_names();
     test_era();
@@ -371,7 +394,7 @@ int main(void) {
             }
         bool src_seen = false; /* a source of deep rows not counted yet */
         for (int k = 0; k < i && !src_seen && m->n_depth >= CORPUS_DEEP; k++)
-            src_seen = set.m[k].n_depth >= CORPUS_DEEP && !strcmp(set.m[k].source, m->source);
+            src_seen = set.m[k].n_depth >= CORPUS_DEEP && set.m[k].origin == m->origin;
         n_deep_src += m->n_depth >= CORPUS_DEEP && !src_seen;
         CHECK_MSG(m->source[0] && m->device[0], "row %d has no source or device", i);
     }
