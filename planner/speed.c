@@ -47,12 +47,13 @@ uint32_t plan_speed_load_main_type(const plan_speed_load *l) {
 
 /* The share of its fitted rate a CPU kernel for type t runs at on device d: a quantized type's dot products
  * are int8 ones, as fast per FP32 FLOP as the ISA's int8 instructions are (plan_speed_dev.int8_share; a
- * decode's at most PLAN_INT8_GEMV_MAX's. Per datasheet FLOP, the corpus's AVX2 CPUs prefill and decode
+ * decode's at most PLAN_INT8_GEMV_MAX's, and so is a prefill's but in the GEMMs of the types llama.cpp
+ * repacks on Arm, the kernels that run SMMLA. Per datasheet FLOP, the corpus's AVX2 CPUs prefill and decode
  * slower and its i8mm ones prefill faster than its VNNI ones: held out by source the CPU rows went 28.1%
  * -> 15.2%, docs/speed-model.md); a repackable type in plain buffers, its plain_isa share. */
 static double cpu_share(const plan_speed_dev *d, uint32_t t, bool prefill) {
     double isa = d->int8_share > 0 && plan_kernel_family(t) != GGML_TYPE_F16 ? d->int8_share : 1.0;
-    if (!prefill) isa = fmin(isa, PLAN_INT8_GEMV_MAX / PLAN_INT8_REF);
+    if (!prefill || !plan_repack_type(PLAN_REPACK_ARM, t)) isa = fmin(isa, PLAN_INT8_GEMV_MAX / PLAN_INT8_REF);
     return isa * (d->plain_isa ? plan_repack_plain_share(d->plain_isa, t, prefill) : 1.0);
 }
 
