@@ -107,7 +107,7 @@ static bool corpus_row_old(char **f) {
     return plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
 }
 
-#define CORPUS_MAX_SOURCES 256 /* distinct sources counted; the corpus has about 120 */
+#define CORPUS_MAX_SOURCES 256 /* distinct publications counted; the corpus has 84 */
 
 /* A row's publication (plan_meas.origin): FNV-1a of its URL, else of its source's text; told apart by a
  * 64-bit hash, not kept whole. */
