@@ -171,11 +171,16 @@ int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_
     if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain_isa = plan_repack_of_isa(p->isa);
     /* -fa 0 (an older llama-bench's false); fitcheck's engine has one attention kernel */
     m->setup.no_fa = engine == PLAN_ENG_LLAMACPP && r->flash_attn == 0;
-    /* a llama.cpp build of before int8 tensor-core MMQ, told by its build number, else by when its test ran
-     * (as the corpus's rows): an old build run today is still old */
-    bool old = r->build_number > 0 ? plan_build_old((uint32_t)r->build_number)
-                                   : plan_dated_before(r->test_time, PLAN_CURRENT_ERA);
+    /* a llama.cpp build of before int8 tensor-core MMQ, or before the x86 tiled GEMM, told by its build
+     * number, else by when its test ran (as the corpus's rows): an old build run today is still old. Build 1
+     * is no number: llama.cpp's build-info.cmake counts the checkout's commits, one in a shallow clone
+     * (`git clone --depth 1`, and the tree of bench/llamacpp_build.sh) */
+    bool numbered = r->build_number > 1;
+    bool old = numbered ? plan_build_old((uint32_t)r->build_number) : plan_dated_before(r->test_time, PLAN_CURRENT_ERA);
+    bool pre_tiled = numbered ? !plan_build_tiled((uint32_t)r->build_number)
+                              : plan_dated_before(r->test_time, PLAN_TILED_ERA);
     m->setup.old_build = engine == PLAN_ENG_LLAMACPP && old;
+    m->setup.pre_tiled = engine == PLAN_ENG_LLAMACPP && pre_tiled;
     plan_model_summary ms = {.n_params = (double)r->model_n_params, .size_bytes = (double)r->model_size,
                              .type = (uint32_t)type};
     if (!rc) rc = record_loads(m, r->model_filename, &ms, ngl, where, err);
@@ -275,6 +280,7 @@ static int import_published(plan_meas_set *s, const char *text, const char *name
         su->engine = PLAN_ENG_LLAMACPP;
         su->n_ubatch = PLAN_DEFAULT_UBATCH;
         su->old_build = true; /* the table's results are all from 2024 builds (its header) */
+        su->pre_tiled = true;
         su->no_fa = true;     /* whose llama-bench ran without flash attention unless told (PLAN_FA_AUTO_ERA) */
         plan_device pd = {.backend = be, .bandwidth_gbs = mem, .fp16_tflops = tfl}; /* the table's datasheet figures */
         plan_speed_dev_from_device(&su->dev[0], &pd);

@@ -76,6 +76,11 @@ bool plan_repack_type(int isa, uint32_t type);
  * buffers on this enum plan_repack, in decode or prefill; 1 for a type that is
  * never repacked there (planner/memory.c's table says where each comes from). */
 double plan_repack_plain_share(int isa, uint32_t type, bool prefill);
+/* The prefill rate of llama.cpp's x86 tiled GEMM for a type over its vec_dot
+ * GEMM's, on a CPU of this enum plan_repack and int8 share
+ * (plan_speed_dev.int8_share); 1 where the tiled GEMM does not run it (Arm, a
+ * type it lacks or one repacked there). planner/tiled.c says where each comes from. */
+double plan_tiled_share(int isa, double int8_share, uint32_t type);
 
 typedef struct plan_hw {
     plan_device host;          /* CPU and system RAM */
@@ -499,6 +504,10 @@ typedef struct plan_speed_dev {
      * its ISA's int8 multiply-adds per FP32 one over PLAN_INT8_REF (planner/speed.c
      * cpu_share). 0: as fitted (a GPU; a CPU whose ISA is not known). */
     double int8_share;
+    /* A CPU's enum plan_repack: whether llama.cpp runs its x86 kernels (AVX2 or
+     * AVX-512) or its Arm ones there; PLAN_REPACK_NONE: not known (a corpus CPU,
+     * a GPU). What plan_tiled_share keys on. */
+    int cpu_isa;
 } plan_speed_dev;
 /* The int8 multiply-adds per FP32 one (probe.h PROBE_INT8_*) of the ISA both CPU
  * sets were measured or fitted at: this machine's CPU set on an AVX-512 VNNI
@@ -547,6 +556,7 @@ typedef struct plan_speed_setup {
     int engine;          /* enum plan_engine */
     int pp_dev;          /* GPU that runs host-resident layers for big batches, -1 = none */
     bool old_build;      /* a llama.cpp build before PLAN_CURRENT_ERA: the PLAN_EFF_ERA_* factors apply */
+    bool pre_tiled;      /* a llama.cpp build before PLAN_TILED_ERA: no x86 tiled GEMM (plan_tiled_share) */
     bool no_fa;          /* flash attention off (-fa 0): PLAN_EFF_NOFA_DEC applies */
     uint32_t n_ubatch;
     int numa[PLAN_SPEED_MAX_DEVS]; /* enum plan_numa per device: how the host's CPU, and an rpc-server's,
@@ -807,12 +817,25 @@ bool plan_dated_before(const char *date, const char *month);
  * "introduce flash_attn_type (auto|on|off)"); b6322, the same day, is the last
  * build a release lists before it, so b6323..b6326 are not known either way. */
 #define PLAN_FA_AUTO_BUILD 6327
+/* llama.cpp's x86 tiled GEMM (ggml-org/llama.cpp#27851, planner/tiled.c): the
+ * PR opened on 2026-08-28; llama-cpp-python 0.3.35 (PyPI, 2026-08-17) vendors
+ * a llama.cpp without it, 0.3.36 (2026-10-01) one with it. A row dated before
+ * that month ran vec_dot (one from September may have either). */
+#define PLAN_TILED_ERA "2026-10"
+/* The same as a build number, at the ~10 builds a day from b5635 on 2025-06-11
+ * (ikawrakow/ik_llama.cpp#518, "build: 5635 (3069e3169)") to b8664 run on
+ * 2026-04-04 (geerlingguy/ai-benchmarks#51) and b10334 on 2026-09-10 (#53):
+ * ~b10150 when the PR opened, ~b10500 on 2026-10-01. A named build from b10500
+ * has it; one between may not. */
+#define PLAN_TILED_BUILD 10500
 #define PLAN_BUILD_MAX 1000000   /* b10326 in August 2026: a number this high is a typo */
 /* Whether build (0: a current one) is of the old era (PLAN_EFF_ERA_*). */
 bool plan_build_old(uint32_t build);
 /* Whether build (0: a current one) takes -fa on|off|auto and defaults to auto;
  * before, -fa was a bare flag and flash attention was off unless given. */
 bool plan_build_fa_auto(uint32_t build);
+/* Whether build (0: a current one) has the x86 tiled GEMM (PLAN_TILED_BUILD). */
+bool plan_build_tiled(uint32_t build);
 /* A backend's published results from old builds in the corpus (built in): rows and distinct sources. */
 int plan_corpus_old_rows(int backend, int *n_sources);
 /* Whether a corpus row measures a device of this family (plan_corpus_family). */

@@ -57,6 +57,12 @@ static double cpu_share(const plan_speed_dev *d, uint32_t t, bool prefill) {
     return isa * (d->plain_isa ? plan_repack_plain_share(d->plain_isa, t, prefill) : 1.0);
 }
 
+/* A current x86 build of llama.cpp prefills the types its tiled GEMM takes faster than the vec_dot GEMMs
+ * the CPU constants were measured and fitted on (planner/tiled.c); decode keeps vec_dot. */
+static double tiled_share(const plan_speed_setup *s, const plan_speed_dev *d, uint32_t t) {
+    return s->pre_tiled || s->engine != PLAN_ENG_LLAMACPP ? 1.0 : plan_tiled_share(d->cpu_isa, d->int8_share, t);
+}
+
 /* A dense decoder layer's graph nodes in llama.cpp (llama-graph.cpp, one token, flash attention): the
  * attention norm and its scale, Q, K and V, two RoPEs, two cache writes, attention, the output matrix,
  * the residual add, the FFN norm and its scale, gate, up, the activation, down, the residual add. */
@@ -274,7 +280,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
             bool flt = plan_kernel_family(gemm_t) == GGML_TYPE_F16;
             double rate = (plan_pp_pools_family(dv->backend) ? plan_eff_family_get(f, PLAN_EFF_PP, gemm_t)
                                                              : plan_eff_typed_get(f, PLAN_EFF_PP, gemm_t)) *
-                          cpu_share(dv, gemm_t, true);
+                          cpu_share(dv, gemm_t, true) * tiled_share(s, dv, gemm_t);
             /* an older build's quantized GEMMs (MMQ) ran at its era's share; float GEMMs were cuBLAS then too */
             if (s->old_build && !flt) rate *= f->scalar[PLAN_EFF_ERA_PP];
             if (flt && dv->backend != PLAN_CPU) rate = fmin(rate, PP_FLOAT_GPU_MAX);
@@ -341,5 +347,6 @@ int plan_speed_dev_cpu(plan_speed_dev *d, const probe_profile *p, int n_threads)
     d->gflops = per_thread * n_threads;
     d->threads = n_threads;
     d->int8_share = plan_int8_share(p->int8_per_fp32);
+    d->cpu_isa = plan_repack_of_isa(p->isa);
     return d->mem_gbs > 0 ? FC_OK : FC_EINPUT;
 }

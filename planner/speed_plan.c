@@ -44,6 +44,7 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
                                             : PLAN_DEFAULT_CPU_CORES;
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0 : per_core * s->threads;
         s->int8_share = plan_int8_share(d->int8_per_fp32);
+        s->cpu_isa = d->cpu_repack;
     } else {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;
@@ -81,6 +82,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->n_ubatch = p->n_ubatch;
     s->no_fa = !p->flash_attn;
     s->old_build = plan_build_old(p->llama_build);
+    s->pre_tiled = !plan_build_tiled(p->llama_build);
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
     if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
     cpu_numa(s, 0, &hw->host, &mem->host);

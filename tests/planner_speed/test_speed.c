@@ -357,6 +357,38 @@ static void test_plain_buffers(const plan_efficiency *e) {
     CHECK_NEAR(plan_repack_plain_share(PLAN_REPACK_X86_AVX2, GGML_TYPE_Q8_0, true), 1.0, 1e-12);
 }
 
+/* A current x86 build prefills the K-quant and IQ types it does not repack with its tiled GEMM
+ * (planner/tiled.c): faster with AVX512-VNNI's micro-kernel than with AVX2's, not at all on Arm, in an
+ * older build, for a type repacked there, or in decode, where a batch of one runs vec_dot. */
+static void test_tiled_prefill(const plan_efficiency *e) {
+    plan_speed_setup s = one_cpu(100, 10);
+    s.load[0].bytes[GGML_TYPE_IQ4_XS] = 1e6;
+    s.load[0].elems[GGML_TYPE_IQ4_XS] = 1e9;
+    s.dev[0].int8_share = plan_int8_share(PROBE_INT8_DOT);
+    s.dev[0].cpu_isa = PLAN_REPACK_X86_AVX512;
+    plan_speed_setup old = s;
+    old.pre_tiled = true;
+    double vnni = plan_speed_pp_tps(&s, e, 512, 0) / plan_speed_pp_tps(&old, e, 512, 0);
+    CHECK_MSG(vnni > 3 && vnni < 8, "%g", vnni); /* the tiled GEMM's 5.3x, less the fixed costs */
+    CHECK_NEAR(plan_speed_decode_s(&s, e, 0), plan_speed_decode_s(&old, e, 0), 1e-12);
+    double share_vnni = plan_tiled_share(PLAN_REPACK_X86_AVX512, 1.0, GGML_TYPE_IQ4_XS);
+    double share_avx2 = plan_tiled_share(PLAN_REPACK_X86_AVX2, 0.5, GGML_TYPE_IQ4_XS);
+    CHECK(share_avx2 > 1 && share_avx2 < share_vnni);
+    /* AVX-VNNI without AVX-512 runs AVX2's micro-kernel */
+    CHECK_NEAR(plan_tiled_share(PLAN_REPACK_X86_AVX2, 1.0, GGML_TYPE_IQ4_XS), share_avx2, 1e-12);
+    CHECK_NEAR(plan_tiled_share(PLAN_REPACK_ARM, 2.0, GGML_TYPE_IQ4_XS), 1.0, 1e-12);
+    CHECK_NEAR(plan_tiled_share(PLAN_REPACK_NONE, 0, GGML_TYPE_IQ4_XS), 1.0, 1e-12);
+    CHECK_NEAR(plan_tiled_share(PLAN_REPACK_X86_AVX512, 1.0, GGML_TYPE_Q4_K), 1.0, 1e-12); /* repacked */
+    CHECK_NEAR(plan_tiled_share(PLAN_REPACK_X86_AVX512, 1.0, GGML_TYPE_Q2_K), 1.0, 1e-12); /* repacked there */
+    CHECK(fabs(plan_tiled_share(PLAN_REPACK_X86_AVX2, 0.5, GGML_TYPE_Q2_K) - 1) > 0.05); /* tiled there (slower) */
+    CHECK_NEAR(plan_tiled_share(PLAN_REPACK_X86_AVX512, 1.0, GGML_TYPE_Q8_0), 1.0, 1e-12);
+    /* fitcheck's engine has no tiled GEMM */
+    plan_speed_setup eng = s, eng_old = old;
+    eng.engine = eng_old.engine = PLAN_ENG_FITCHECK;
+    CHECK_NEAR(plan_speed_pp_tps(&eng, e, 512, 0), plan_speed_pp_tps(&eng_old, e, 512, 0), 1e-9);
+    CHECK(plan_build_tiled(0) && plan_build_tiled(PLAN_TILED_BUILD) && !plan_build_tiled(PLAN_TILED_BUILD - 1));
+}
+
 static void test_split_adds_up(const plan_efficiency *e) {
     /* Two GPUs at 1000 GB/s holding 2 GB and 1 GB, 8 layers each (10 us each),
      * one hop (100 us): 2 ms + 1 ms + 160 us + 100 us. */
@@ -634,6 +666,7 @@ int main(void) {
     test_moe_layers(&e);
     test_cpu_threads(&e);
     test_cpu_int8(&e);
+    test_tiled_prefill(&e);
     test_family_prefill();
     test_loads();
     /* The built-in table parses and is complete. */
