@@ -3,7 +3,7 @@
  * `fitcheck calibrate --cross-validate` does, and predicts what was left out.
  * A source is a publication (plan_meas.origin). For speed only the sources
  * that weigh most are held out: every source of CV_BIG_SOURCE rows or more and
- * every source of rows at depth >= PLAN_CV_DEEP (16 of 84 sources, 560 of 892
+ * every source of rows at depth >= PLAN_CV_DEEP (16 of 91 sources, 577 of 909
  * rows). Fails when a median |error| rises above what it was when
  * docs/speed-model.md's table was made, plus CV_MARGIN. No timing: the medians
  * are deterministic. */
@@ -14,13 +14,14 @@
 #include <stdlib.h>
 
 #define CV_BIG_SOURCE 16
-/* these held-out rows' medians on 2026-12-07, 892 rows (docs/speed-model.md, "How good", has how each change
+/* these held-out rows' medians on 2026-12-07, 909 rows (docs/speed-model.md, "How good", has how each change
  * since moved them). They rose from 7.0 / 5.1 / 8.4 / 12.1% on the 833 rows of 2026-12-06 with the rows added on
- * 7 Dec, chiefly ik_llama.cpp#164's 33 CPU rows, now among the sources held out here (at 26%). */
-#define CV_ACHIEVED_ALL 0.073
+ * 7 Dec, chiefly ik_llama.cpp#164's CPU rows, now among the sources held out here: its 17 prefill rows of the types
+ * x86's tiled GEMM takes came back that day (planner/tiled.c), held out at a median +31% (prefill 8.2% -> 8.7%). */
+#define CV_ACHIEVED_ALL 0.077
 #define CV_ACHIEVED_DECODE 0.062
-#define CV_ACHIEVED_PREFILL 0.082
-#define CV_ACHIEVED_DEEP 0.112
+#define CV_ACHIEVED_PREFILL 0.087
+#define CV_ACHIEVED_DEEP 0.109
 #define CV_MARGIN 0.005 /* half a point: a change that predicts worse out of sample shows */
 
 static bool held_out(const plan_meas_set *s, uint64_t origin) {
