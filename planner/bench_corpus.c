@@ -98,21 +98,22 @@ bool plan_build_old(uint32_t build) { return build > 0 && build < PLAN_CURRENT_E
 bool plan_build_fa_auto(uint32_t build) { return build == 0 || build >= PLAN_FA_AUTO_BUILD; }
 bool plan_build_tiled(uint32_t build) { return build == 0 || build >= PLAN_TILED_BUILD; }
 
-/* A row's build era: what its source says its build ran, else its build number (a commit hash, 7 or more hex
- * digits, never reads as one: all digits, it is beyond PLAN_BUILD_MAX), else its date, as a llama-bench
- * record's (calibrate_import.c). */
-static bool corpus_row_old(char **f) {
-    double build;
-    if (f[C_ERA][0]) return !strcmp(f[C_ERA], "old");
-    if (num_in(f[C_BUILD], 1, PLAN_BUILD_MAX, &build)) return plan_build_old((uint32_t)build);
-    return plan_dated_before(f[C_DATE], PLAN_CURRENT_ERA);
+bool plan_run_before(uint32_t build, const char *date, uint32_t era_build, const char *era_month) {
+    return build > 0 ? build < era_build : plan_dated_before(date, era_month);
 }
 
-/* Whether a row's build predates the x86 tiled GEMM: by its build number, else its date. */
-static bool corpus_row_pre_tiled(char **f) {
+/* A row's build number, 0 where it has none (a commit hash, 7 or more hex digits, never reads as one: all
+ * digits, it is beyond PLAN_BUILD_MAX). */
+static uint32_t corpus_row_build(char **f) {
     double build;
-    if (num_in(f[C_BUILD], 1, PLAN_BUILD_MAX, &build)) return !plan_build_tiled((uint32_t)build);
-    return plan_dated_before(f[C_DATE], PLAN_TILED_ERA);
+    return num_in(f[C_BUILD], 1, PLAN_BUILD_MAX, &build) ? (uint32_t)build : 0;
+}
+
+/* A row's build era: what its source says its build ran, else its build number, else its date, as a llama-bench
+ * record's (calibrate_import.c). */
+static bool corpus_row_old(char **f) {
+    if (f[C_ERA][0]) return !strcmp(f[C_ERA], "old");
+    return plan_run_before(corpus_row_build(f), f[C_DATE], PLAN_CURRENT_ERA_BUILD, PLAN_CURRENT_ERA);
 }
 
 #define CORPUS_MAX_SOURCES 256 /* distinct publications counted; the corpus has 84 */
@@ -275,7 +276,7 @@ static int corpus_row(plan_meas_set *s, char **f, corpus_model *cm, const char *
      * "2023-11..2025": its start). */
     m->setup.old_build = corpus_row_old(f);
     plan_speed_setup *su = &m->setup;
-    su->pre_tiled = corpus_row_pre_tiled(f);
+    su->pre_tiled = plan_run_before(corpus_row_build(f), f[C_DATE], PLAN_TILED_BUILD, PLAN_TILED_ERA);
     /* -fa as given, else its default in the row's build */
     su->no_fa = f[C_FA][0] ? !strcmp(f[C_FA], "0") : plan_dated_before(f[C_DATE], PLAN_FA_AUTO_ERA);
     su->n_dev = 1;

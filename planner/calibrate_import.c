@@ -168,19 +168,17 @@ int plan_meas_from_record(plan_meas *m, const plan_bench_record *r, const probe_
      * swings between 32 and 55 GB/s). */
     if (!rc && r->read_gbs_now > 0) m->setup.dev[0].mem_gbs = r->read_gbs_now;
     /* --repack 0: llama.cpp's CPU weights in plain buffers (planner/speed.c) */
-    if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain_isa = plan_repack_of_isa(p->isa);
+    if (!rc && !r->repack && engine == PLAN_ENG_LLAMACPP) m->setup.dev[0].plain = true;
     /* -fa 0 (an older llama-bench's false); fitcheck's engine has one attention kernel */
     m->setup.no_fa = engine == PLAN_ENG_LLAMACPP && r->flash_attn == 0;
     /* a llama.cpp build of before int8 tensor-core MMQ, or before the x86 tiled GEMM, told by its build
      * number, else by when its test ran (as the corpus's rows): an old build run today is still old. Build 1
      * is no number: llama.cpp's build-info.cmake counts the checkout's commits, one in a shallow clone
      * (`git clone --depth 1`, and the tree of bench/llamacpp_build.sh) */
-    bool numbered = r->build_number > 1;
-    bool old = numbered ? plan_build_old((uint32_t)r->build_number) : plan_dated_before(r->test_time, PLAN_CURRENT_ERA);
-    bool pre_tiled = numbered ? !plan_build_tiled((uint32_t)r->build_number)
-                              : plan_dated_before(r->test_time, PLAN_TILED_ERA);
-    m->setup.old_build = engine == PLAN_ENG_LLAMACPP && old;
-    m->setup.pre_tiled = engine == PLAN_ENG_LLAMACPP && pre_tiled;
+    uint32_t build = r->build_number > 1 ? (uint32_t)r->build_number : 0;
+    bool llama = engine == PLAN_ENG_LLAMACPP;
+    m->setup.old_build = llama && plan_run_before(build, r->test_time, PLAN_CURRENT_ERA_BUILD, PLAN_CURRENT_ERA);
+    m->setup.pre_tiled = llama && plan_run_before(build, r->test_time, PLAN_TILED_BUILD, PLAN_TILED_ERA);
     plan_model_summary ms = {.n_params = (double)r->model_n_params, .size_bytes = (double)r->model_size,
                              .type = (uint32_t)type};
     if (!rc) rc = record_loads(m, r->model_filename, &ms, ngl, where, err);

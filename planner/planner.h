@@ -478,10 +478,10 @@ typedef struct plan_speed_dev {
     double gflops;         /* dense throughput F (see above), GFLOP/s */
     double link_gbs;       /* host link per direction, GB/s; 0 = none (CPU, unified memory) */
     /* A CPU whose weights stay in plain buffers though llama.cpp would repack
-     * them for this enum plan_repack (an rpc-server's CPU device, -nr): the
-     * repackable types' kernels run at plan_repack_plain_share() of the fitted rates.
-     * PLAN_REPACK_NONE (0): as fitted. */
-    int plain_isa;
+     * them for its ISA (cpu_isa; an rpc-server's CPU device, -nr): the
+     * repackable types' kernels run at plan_repack_plain_share() of the fitted
+     * rates. false: as fitted. */
+    bool plain;
     bool datasheet;        /* a CPU whose figures are its datasheet's, not the probe's (PLAN_EFF_SET_CPU_DATASHEET) */
     /* A GPU in one package with the CPU, on unified memory (Strix Halo, DGX
      * Spark, Radeon 780M, Arc 140V), on a backend that also runs discrete
@@ -836,6 +836,9 @@ bool plan_build_old(uint32_t build);
 bool plan_build_fa_auto(uint32_t build);
 /* Whether build (0: a current one) has the x86 tiled GEMM (PLAN_TILED_BUILD). */
 bool plan_build_tiled(uint32_t build);
+/* Whether a run predates an era (era_build, era_month): by its build number, else (build 0: not known) by its
+ * date (plan_dated_before). */
+bool plan_run_before(uint32_t build, const char *date, uint32_t era_build, const char *era_month);
 /* A backend's published results from old builds in the corpus (built in): rows and distinct sources. */
 int plan_corpus_old_rows(int backend, int *n_sources);
 /* Whether a corpus row measures a device of this family (plan_corpus_family). */

@@ -17,7 +17,7 @@
 /* Bytes per weight of the FP16 copy a dequantizing GEMM writes and reads (plan_speed_dev.dequant_gemm). */
 #define FP16_BYTES 2.0
 
-/* A CPU's repacked kernels in plain buffers (plan_speed_dev.plain_isa): an
+/* A CPU's repacked kernels in plain buffers (plan_speed_dev.plain): an
  * rpc-server's CPU device allocates its device's default buffer type
  * (ggml-rpc.cpp), so llama.cpp's CPU_REPACK layouts, which the CPU constants
  * were fitted with, do not apply there; nor with -nr. Their rates per type and
@@ -50,11 +50,11 @@ uint32_t plan_speed_load_main_type(const plan_speed_load *l) {
  * decode's at most PLAN_INT8_GEMV_MAX's, and so is a prefill's but in the GEMMs of the types llama.cpp
  * repacks on Arm, the kernels that run SMMLA. Per datasheet FLOP, the corpus's AVX2 CPUs prefill and decode
  * slower and its i8mm ones prefill faster than its VNNI ones: held out by source the CPU rows went 28.1%
- * -> 15.2%, docs/speed-model.md); a repackable type in plain buffers, its plain_isa share. */
+ * -> 15.2%, docs/speed-model.md); a repackable type in plain buffers, its plain share. */
 static double cpu_share(const plan_speed_dev *d, uint32_t t, bool prefill) {
     double isa = d->int8_share > 0 && plan_kernel_family(t) != GGML_TYPE_F16 ? d->int8_share : 1.0;
     if (!prefill || !plan_repack_type(PLAN_REPACK_ARM, t)) isa = fmin(isa, PLAN_INT8_GEMV_MAX / PLAN_INT8_REF);
-    return isa * (d->plain_isa ? plan_repack_plain_share(d->plain_isa, t, prefill) : 1.0);
+    return isa * (d->plain ? plan_repack_plain_share(d->cpu_isa, t, prefill) : 1.0);
 }
 
 /* A current x86 build of llama.cpp prefills the types its tiled GEMM takes faster than the vec_dot GEMMs

@@ -35,7 +35,6 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     s->mem_gbs = d->bandwidth_measured ? bw : bw * (cpu ? PLAN_CPU_READ_OF_SPEC : PLAN_GPU_READ_OF_SPEC);
     if (cpu) {
         s->datasheet = !d->bandwidth_measured;
-        if (d->rpc) s->plain_isa = d->cpu_repack; /* an rpc-server's buffers are plain (speed.c) */
         double per_core = s->datasheet ? PLAN_DATASHEET_CORE_GFLOPS : PLAN_DEFAULT_CPU_GFLOPS;
         /* llama.cpp's default -t, a thread per core; a catalog platform gives its FP32 peak, not its
          * cores: as many as that peak holds at the per-core rate */
@@ -45,6 +44,7 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
         s->gflops = d->fp32_tflops > 0 ? d->fp32_tflops * 1000.0 : per_core * s->threads;
         s->int8_share = plan_int8_share(d->int8_per_fp32);
         s->cpu_isa = d->cpu_repack;
+        s->plain = d->rpc; /* an rpc-server's buffers are plain (speed.c) */
     } else {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;
@@ -84,7 +84,7 @@ int plan_speed_from_plan(plan_speed_setup *s, const model_desc *m, const plan_hw
     s->old_build = plan_build_old(p->llama_build);
     s->pre_tiled = !plan_build_tiled(p->llama_build);
     plan_speed_dev_from_device(&s->dev[0], &hw->host);
-    if (p->no_repack) s->dev[0].plain_isa = hw->host.cpu_repack;
+    s->dev[0].plain = p->no_repack;
     cpu_numa(s, 0, &hw->host, &mem->host);
     for (int g = 0; g < hw->n_gpu; g++) {
         plan_speed_dev_from_device(&s->dev[1 + g], &hw->gpu[g]);

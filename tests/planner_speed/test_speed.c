@@ -339,7 +339,8 @@ static void test_plain_buffers(const plan_efficiency *e) {
         s.load[0].bytes[ty] = 1e6;
         s.load[0].elems[ty] = 1e9;
         plan_speed_setup p = s;
-        p.dev[0].plain_isa = PLAN_REPACK_X86_AVX512;
+        p.dev[0].cpu_isa = PLAN_REPACK_X86_AVX512;
+        p.dev[0].plain = true;
         double tg = plan_speed_decode_s(&p, e, 0) / plan_speed_decode_s(&s, e, 0);
         double pp = plan_speed_pp_tps(&s, e, 512, 0) / plan_speed_pp_tps(&p, e, 512, 0);
         if (ty == GGML_TYPE_Q4_0) {
