@@ -7,7 +7,7 @@
 # GGML_CPU_TILED_MM=0 for the types the tiled GEMM takes) in CYCLES interleaved
 # cycles, this machine's DRAM and clocks drifting between minutes. Every rate is
 # solved over each file's mix, relative to Q4_0 in the same runs (its anchored
-# 0.236 decode and 1.8 prefill: the CPU set's reference basis, 100 GFLOP/s per
+# decode and prefill rates: the CPU set's reference basis, 100 GFLOP/s per
 # thread), and printed beside the constant in use.
 #
 # usage: bench/cpu_types_vs_llamacpp.sh
@@ -43,10 +43,15 @@ done
 python3 - "$dir" "$threads" data/efficiency.csv "${ISA:-avx512}" <<'EOF'
 import collections, csv, glob, json, os, statistics, sys
 d, threads, eff_csv, isa = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-# the CPU set's reference basis and fixed costs (data/efficiency.csv, docs/speed-model.md)
-F, BW = 100e9 * threads, 50e9 * 0.9
-FIXED = (4 * threads * 22 + 100) * 1e-6 + 22 * 32 * 64 * 2 * 15.5 / (0.06 * F)
+# the CPU set's constants (data/efficiency.csv) and reference basis (docs/speed-model.md: 50 GB/s, 100 GFLOP/s a thread)
+eff = {(r[2], r[3]): float(r[4]) for r in csv.reader(l for l in open(eff_csv) if not l.startswith('#'))
+       if r[:2] == ['CPU', 'llama.cpp'] and len(r) > 4}
+F, BW = 100e9 * threads, 50e9 * eff[('bw_eff', '')]
+# TinyLlama-1.1B: 22 layers of 32 heads of 64; tg32 attends to 15.5 positions on average
+FIXED = (eff[('layer_us', '')] * threads * 22 + eff[('token_us', '')]) * 1e-6 + \
+        22 * 32 * 64 * 2 * 15.5 / (eff[('attn_dec', '')] * F)
 EMBD = 32000 * 2048  # token_embd: read by rows, multiplied by nothing
+DEC0, PP0 = eff[('dec_rate', '*')], eff[('pp_eff', '*')]  # a type not solved yet
 # the types the tiled GEMM takes where they are not repacked (AVX-512: q2_K and q4_K are)
 TILED = {'q6_K', 'q5_K', 'q3_K', 'iq4_xs', 'iq2_xxs', 'iq2_xs', 'iq2_s', 'iq3_xxs', 'iq3_s', 'iq1_s', 'iq1_m'} | \
         ({'q2_K'} if isa == 'avx2' else set())
@@ -67,16 +72,14 @@ for f in glob.glob(d + '/o*.json'):
     for r in rows: meas[(q, kind.rstrip('0123456789'), 'tg' if r['n_gen'] else 'pp')].append(r['avg_ts'])
 def m(q, kind, ph):
     v = meas.get((q, kind, ph)); return statistics.median(v) if v else None
-eff = {(r[2], r[3]): float(r[4]) for r in csv.reader(l for l in open(eff_csv) if not l.startswith('#'))
-       if r[:2] == ['CPU', 'llama.cpp'] and len(r) > 4}
-dec, pp, share = {'q4_0': 0.236}, {'q4_0': 1.8}, {}
+dec, pp, share = {'q4_0': eff[('dec_rate', 'q4_0')]}, {'q4_0': eff[('pp_eff', 'q4_0')]}, {}
 def t_dec(q):
     el, by, _ = files[q]
-    return FIXED + sum(max(by[t] / BW, e / (dec.get(t, 0.15) * F)) for t, e in el.items())
+    return FIXED + sum(max(by[t] / BW, e / (dec.get(t, DEC0) * F)) for t, e in el.items())
 def t_pp(q, on):
     el, _, _ = files[q]
-    return sum(2 * e / (pp.get(t, 1.0) * (share.get(t, 1.0) if on and t in TILED else 1.0) * F) for t, e in el.items())
-def solve(q, main, t_meas, rates, cost):  # the main type's rate that makes the file's time t_meas
+    return sum(2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if on and t in TILED else 1.0) * F) for t, e in el.items())
+def solve(q, main, t_meas, cost):  # the main type's rate that makes the file's time t_meas
     el = files[q][0]
     other = sum(cost(t, e) for t, e in el.items() if t != main)
     return el[main] / (F * (t_meas - other))
@@ -84,12 +87,12 @@ for _ in range(60):  # each file's other types' rates come from their own files:
     kd = t_dec('Q4_0') * m('Q4_0', 'on', 'tg'); kp = t_pp('Q4_0', True) * m('Q4_0', 'on', 'pp')
     for q, (el, by, main) in files.items():
         if q == 'Q4_0' or not m(q, 'on', 'tg'): continue
-        dec[main] = solve(q, main, kd / m(q, 'on', 'tg') - FIXED, dec, lambda t, e: e / (dec.get(t, 0.15) * F))
+        dec[main] = solve(q, main, kd / m(q, 'on', 'tg') - FIXED, lambda t, e: e / (dec.get(t, DEC0) * F))
         off = m(q, 'off', 'pp')
-        pp[main] = 2 * solve(q, main, kp / (off or m(q, 'on', 'pp')), pp, lambda t, e: 2 * e / (pp.get(t, 1.0) * F))
+        pp[main] = 2 * solve(q, main, kp / (off or m(q, 'on', 'pp')), lambda t, e: 2 * e / (pp.get(t, PP0) * F))
         if off and main in TILED:
-            on_cost = lambda t, e: 2 * e / (pp.get(t, 1.0) * (share.get(t, 1.0) if t in TILED else 1.0) * F)
-            share[main] = 2 * solve(q, main, kp / m(q, 'on', 'pp'), pp, on_cost) / pp[main]
+            on_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if t in TILED else 1.0) * F)
+            share[main] = 2 * solve(q, main, kp / m(q, 'on', 'pp'), on_cost) / pp[main]
 print('this machine against the reference basis (Q4_0): decode %.2f, prefill %.2f' % (kd, kp))
 print('%-8s %-8s %9s %9s %7s %9s %9s %7s %6s' % ('file', 'type', 'tg t/s', 'dec_rate', 'in use', 'pp t/s', 'pp_eff', 'in use', 'tiled'))
 for q, (el, by, main) in sorted(files.items()):
