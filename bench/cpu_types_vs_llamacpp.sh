@@ -41,7 +41,7 @@ for c in $(seq "$cycles"); do
     done
 done
 python3 - "$dir" "$threads" data/efficiency.csv "${ISA:-avx512}" <<'EOF'
-import collections, csv, glob, json, os, statistics, sys
+import collections, csv, glob, json, os, re, statistics, sys
 d, threads, eff_csv, isa = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 # the CPU set's constants (data/efficiency.csv) and reference basis (docs/speed-model.md: 50 GB/s, 100 GFLOP/s a thread)
 eff = {(r[2], r[3]): float(r[4]) for r in csv.reader(l for l in open(eff_csv) if not l.startswith('#'))
@@ -72,7 +72,12 @@ for f in glob.glob(d + '/o*.json'):
     for r in rows: meas[(q, kind.rstrip('0123456789'), 'tg' if r['n_gen'] else 'pp')].append(r['avg_ts'])
 def m(q, kind, ph):
     v = meas.get((q, kind, ph)); return statistics.median(v) if v else None
-dec, pp, share = {'q4_0': eff[('dec_rate', 'q4_0')]}, {'q4_0': eff[('pp_eff', 'q4_0')]}, {}
+# a type no file here is mostly made of keeps its constant, and its tiled share (planner/tiled.c's table)
+dec = {t: v for (k, t), v in eff.items() if k == 'dec_rate' and t != '*'}
+pp = {t: v for (k, t), v in eff.items() if k == 'pp_eff' and t != '*'}
+kernel = 'TILED_AVX2' if isa == 'avx2' else 'TILED_VNNI'
+share = {t.lower().replace('_k', '_K'): float(v) for k, t, v in
+         re.findall(r'\{(TILED_\w+), GGML_TYPE_(\w+), ([0-9.]+)\}', open('planner/tiled.c').read()) if k == kernel}
 def t_dec(q):
     el, by, _ = files[q]
     return FIXED + sum(max(by[t] / BW, e / (dec.get(t, DEC0) * F)) for t, e in el.items())
@@ -89,9 +94,11 @@ for _ in range(60):  # each file's other types' rates come from their own files:
         if q == 'Q4_0' or not m(q, 'on', 'tg'): continue
         dec[main] = solve(q, main, kd / m(q, 'on', 'tg') - FIXED, lambda t, e: e / (dec.get(t, DEC0) * F))
         off = m(q, 'off', 'pp')
-        pp[main] = 2 * solve(q, main, kp / (off or m(q, 'on', 'pp')), lambda t, e: 2 * e / (pp.get(t, PP0) * F))
+        # the other types of a file at the rates its run ran them: with the tiled GEMM on, its types at their share
+        on_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if t in TILED else 1.0) * F)
+        off_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * F)
+        pp[main] = 2 * solve(q, main, kp / (off or m(q, 'on', 'pp')), off_cost if off else on_cost)
         if off and main in TILED:
-            on_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if t in TILED else 1.0) * F)
             share[main] = 2 * solve(q, main, kp / m(q, 'on', 'pp'), on_cost) / pp[main]
 print('this machine against the reference basis (Q4_0): decode %.2f, prefill %.2f' % (kd, kp))
 print('%-8s %-8s %9s %9s %7s %9s %9s %7s %6s' % ('file', 'type', 'tg t/s', 'dec_rate', 'in use', 'pp t/s', 'pp_eff', 'in use', 'tiled'))
