@@ -132,7 +132,20 @@ static void test_fixtures(void) {
     for (int i = 0; i < a.n && i < b.n; i++) {
         CHECK(a.m[i].tps == b.m[i].tps && a.m[i].n_gen == b.m[i].n_gen && a.m[i].n_prompt == b.m[i].n_prompt);
         CHECK(a.m[i].backend == PLAN_CPU && a.m[i].engine == PLAN_ENG_LLAMACPP && a.m[i].n_threads == 2);
-        CHECK(a.m[i].setup.no_fa && b.m[i].setup.no_fa); /* "flash_attn": false, an older llama-bench's -fa 0 */
+        CHECK(a.m[i].setup.no_fa && b.m[i].setup.no_fa); /* "flash_attn": 0, llama-bench's -fa 0 */
+    }
+    /* an older llama-bench wrote -fa 0 and 1 as booleans */
+    static const struct { const char *text; bool no_fa; } spelled[] = {
+        {"[" OBJ_AND("\"flash_attn\":false") "]", true}, {"[" OBJ_AND("\"flash_attn\":true") "]", false},
+        {"[" OBJ_AND("\"flash_attn\":1") "]", false},
+    };
+    for (size_t i = 0; i < FC_ARRAY_LEN(spelled); i++) {
+        plan_meas_set s = {0};
+        probe_profile p = this_machine();
+        CHECK_MSG(plan_meas_import(&s, spelled[i].text, strlen(spelled[i].text), "fa.json", &p, &err) == FC_OK, "%s",
+                  err.msg);
+        CHECK_MSG(s.n == 1 && s.m[0].setup.no_fa == spelled[i].no_fa, "%s", spelled[i].text);
+        plan_meas_set_free(&s);
     }
     CHECK(a.m[4].setup.load[0].elems[GGML_TYPE_Q4_K] > 0); /* "Q4_K - Medium" */
     /* The built-in CPU constants come from these very runs: the summary-shaped
