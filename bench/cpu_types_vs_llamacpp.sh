@@ -52,9 +52,6 @@ FIXED = (eff[('layer_us', '')] * threads * 22 + eff[('token_us', '')]) * 1e-6 + 
         22 * 32 * 64 * 2 * 15.5 / (eff[('attn_dec', '')] * F)
 EMBD = 32000 * 2048  # token_embd: read by rows, multiplied by nothing
 DEC0, PP0 = eff[('dec_rate', '*')], eff[('pp_eff', '*')]  # a type not solved yet
-# the types the tiled GEMM takes where they are not repacked (AVX-512: q2_K and q4_K are)
-TILED = {'q6_K', 'q5_K', 'q3_K', 'iq4_xs', 'iq2_xxs', 'iq2_xs', 'iq2_s', 'iq3_xxs', 'iq3_s', 'iq1_s', 'iq1_m'} | \
-        ({'q2_K'} if isa == 'avx2' else set())
 files, meas = {}, collections.defaultdict(list)
 for f in glob.glob(d + '/*.inspect.json'):
     q = os.path.basename(f)[:-len('.inspect.json')]
@@ -72,7 +69,8 @@ for f in glob.glob(d + '/o*.json'):
     for r in rows: meas[(q, kind.rstrip('0123456789'), 'tg' if r['n_gen'] else 'pp')].append(r['avg_ts'])
 def m(q, kind, ph):
     v = meas.get((q, kind, ph)); return statistics.median(v) if v else None
-# a type no file here is mostly made of keeps its constant, and its tiled share (planner/tiled.c's table)
+# a type no file here is mostly made of keeps its constant; the types the tiled GEMM takes where they are not
+# repacked (AVX-512: q2_K and q4_K are) are those with a share in planner/tiled.c's table for this ISA's kernel
 dec = {t: v for (k, t), v in eff.items() if k == 'dec_rate' and t != '*'}
 pp = {t: v for (k, t), v in eff.items() if k == 'pp_eff' and t != '*'}
 kernel = 'TILED_AVX2' if isa == 'avx2' else 'TILED_VNNI'
@@ -83,7 +81,7 @@ def t_dec(q):
     return FIXED + sum(max(by[t] / BW, e / (dec.get(t, DEC0) * F)) for t, e in el.items())
 def t_pp(q, on):
     el, _, _ = files[q]
-    return sum(2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if on and t in TILED else 1.0) * F) for t, e in el.items())
+    return sum(2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if on else 1.0) * F) for t, e in el.items())
 def solve(q, main, t_meas, cost):  # the main type's rate that makes the file's time t_meas
     el = files[q][0]
     other = sum(cost(t, e) for t, e in el.items() if t != main)
@@ -95,10 +93,10 @@ for _ in range(60):  # each file's other types' rates come from their own files:
         dec[main] = solve(q, main, kd / m(q, 'on', 'tg') - FIXED, lambda t, e: e / (dec.get(t, DEC0) * F))
         off = m(q, 'off', 'pp')
         # the other types of a file at the rates its run ran them: with the tiled GEMM on, its types at their share
-        on_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * (share.get(t, 1.0) if t in TILED else 1.0) * F)
+        on_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * share.get(t, 1.0) * F)
         off_cost = lambda t, e: 2 * e / (pp.get(t, PP0) * F)
         pp[main] = 2 * solve(q, main, kp / (off or m(q, 'on', 'pp')), off_cost if off else on_cost)
-        if off and main in TILED:
+        if off and main in share:
             share[main] = 2 * solve(q, main, kp / m(q, 'on', 'pp'), on_cost) / pp[main]
 print('this machine against the reference basis (Q4_0): decode %.2f, prefill %.2f' % (kd, kp))
 print('%-8s %-8s %9s %9s %7s %9s %9s %7s %6s' % ('file', 'type', 'tg t/s', 'dec_rate', 'in use', 'pp t/s', 'pp_eff', 'in use', 'tiled'))
