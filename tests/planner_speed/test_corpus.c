@@ -307,6 +307,49 @@ out:
     free(rev.m);
 }
 
+/* Constants no row ties together are separate problems: fitted beside the CPU rows, Metal's constants are those
+ * of a fit to its rows alone, and the CPU's those of theirs. Kept as whole tables, the lower of the two descents
+ * had given Metal the forward one's constants here, because the CPU's ended lower forwards (planner/calibrate.c). */
+static void test_blocks_apart(const plan_meas_set *set) {
+    plan_meas_set metal = {0}, cpu = {0}, both = {0};
+    metal.m = malloc(sizeof *metal.m * ((size_t)set->n + 1));
+    cpu.m = malloc(sizeof *cpu.m * ((size_t)set->n + 1));
+    both.m = malloc(sizeof *both.m * ((size_t)set->n + 1));
+    plan_efficiency *prior = malloc(sizeof *prior), *a = malloc(sizeof *a), *b = malloc(sizeof *b),
+                    *c = malloc(sizeof *c);
+    fc_err err = {0};
+    CHECK(metal.m && cpu.m && both.m && prior && a && b && c);
+    if (!metal.m || !cpu.m || !both.m || !prior || !a || !b || !c) goto out;
+    for (int i = 0; i < set->n; i++) {
+        if (set->m[i].backend == PLAN_METAL) metal.m[metal.n++] = set->m[i];
+        else if (set->m[i].backend == PLAN_CPU) cpu.m[cpu.n++] = set->m[i];
+        else continue;
+        both.m[both.n++] = set->m[i];
+    }
+    CHECK_MSG(plan_efficiency_prior(prior, &err) == FC_OK, "%s", err.msg);
+    *a = *b = *c = *prior;
+    CHECK_MSG(plan_calibrate(a, &metal, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_calibrate(b, &cpu, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_calibrate(c, &both, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+    const plan_eff_set *m_alone = &a->set[PLAN_METAL][PLAN_ENG_LLAMACPP], *m_both = &c->set[PLAN_METAL][PLAN_ENG_LLAMACPP];
+    CHECK_MSG(sets_differ(&prior->set[PLAN_METAL][PLAN_ENG_LLAMACPP], m_alone) > 0, "Metal not fitted");
+    int n = sets_differ(m_alone, m_both);
+    CHECK_MSG(n == 0, "Metal: %d constants differ beside the CPU rows", n);
+    for (int set_i = 0; set_i < PLAN_EFF_SETS; set_i++) {
+        if (set_i == PLAN_METAL) continue;
+        n = sets_differ(&b->set[set_i][PLAN_ENG_LLAMACPP], &c->set[set_i][PLAN_ENG_LLAMACPP]);
+        CHECK_MSG(n == 0, "%s: %d constants differ beside the Metal rows", plan_eff_set_name(set_i), n);
+    }
+out:
+    free(prior);
+    free(a);
+    free(b);
+    free(c);
+    free(metal.m);
+    free(cpu.m);
+    free(both.m);
+}
+
 /* Metal decodes bandwidth-bound: fitted to the Metal and CUDA rows, the Metal
  * set keeps its unbound decode rate and gains no per-family one, while CUDA's
  * rates are fitted (planner/calibrate.c, PLAN_DEC_RATE_UNBOUND). */
@@ -423,6 +466,7 @@ int main(void) {
     test_soc_shared(&set);
     test_order_free(&set);
     test_metal_unbound(&set);
+    test_blocks_apart(&set);
     plan_meas_set_free(&set);
     return check_done("corpus");
 }
