@@ -189,7 +189,7 @@ static bool type_weighs(const plan_speed_load *l, uint32_t t) {
  * enough rows. */
 static int collect_params(plan_efficiency *e, const plan_meas_set *s, fit_param *p) {
     /* per typed parameter (its phase's rows), set, engine and main type; decode's per kernel family too */
-    static int rows[PLAN_EFF_TYPED_COUNT][PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT],
+    int rows[PLAN_EFF_TYPED_COUNT][PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT],
         fam_rows[PLAN_EFF_SETS][PLAN_ENG_COUNT][GGML_TYPE_COUNT];
     memset(rows, 0, sizeof rows);
     memset(fam_rows, 0, sizeof fam_rows);

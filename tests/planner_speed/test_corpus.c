@@ -350,6 +350,50 @@ out:
     free(both.m);
 }
 
+/* plan_cross_validate fits its folds on every core at once: over the ROCm rows, one source held out at a time,
+ * each row's prediction is that of a fit without its source made here one at a time. */
+static void test_cv_folds(const plan_meas_set *set) {
+    plan_meas_set rocm = {0}, train = {0};
+    rocm.m = malloc(sizeof *rocm.m * ((size_t)set->n + 1));
+    train.m = malloc(sizeof *train.m * ((size_t)set->n + 1));
+    double *pred = calloc((size_t)set->n + 1, sizeof *pred);
+    plan_efficiency *prior = malloc(sizeof *prior), *e = malloc(sizeof *e);
+    fc_err err = {0};
+    CHECK(rocm.m && train.m && pred && prior && e);
+    if (!rocm.m || !train.m || !pred || !prior || !e) goto out;
+    for (int i = 0; i < set->n; i++)
+        if (set->m[i].backend == PLAN_ROCM) rocm.m[rocm.n++] = set->m[i];
+    CHECK_MSG(plan_efficiency_prior(prior, &err) == FC_OK, "%s", err.msg);
+    CHECK_MSG(plan_cross_validate(prior, &rocm, PLAN_CV_SOURCE, pred, &err) == FC_OK, "%s", err.msg);
+    int n_src = 0, n_same = 0;
+    for (int g = 0; g < rocm.n; g++) {
+        bool first = true;
+        for (int k = 0; k < g && first; k++) first = rocm.m[k].origin != rocm.m[g].origin;
+        if (!first) continue;
+        n_src++;
+        train.n = 0;
+        for (int i = 0; i < rocm.n; i++)
+            if (rocm.m[i].origin != rocm.m[g].origin) train.m[train.n++] = rocm.m[i];
+        *e = *prior;
+        CHECK_MSG(plan_calibrate(e, &train, NULL, NULL, &err) == FC_OK, "%s", err.msg);
+        for (int i = 0; i < rocm.n; i++)
+            if (rocm.m[i].origin == rocm.m[g].origin) {
+                double want = plan_meas_predict(&rocm.m[i], e);
+                CHECK_MSG(pred[i] == want, "row %d (%s): %.6g, alone %.6g", i, rocm.m[i].label, pred[i], want);
+                n_same += pred[i] == want;
+            }
+    }
+    printf("cross-validation over %d ROCm rows, %d sources: %d predictions as the folds fitted one by one\n", rocm.n,
+           n_src, n_same);
+    CHECK(n_src >= 5 && n_same == rocm.n);
+out:
+    free(prior);
+    free(e);
+    free(pred);
+    free(train.m);
+    free(rocm.m);
+}
+
 /* Metal decodes bandwidth-bound: fitted to the Metal and CUDA rows, the Metal
  * set keeps its unbound decode rate and gains no per-family one, while CUDA's
  * rates are fitted (planner/calibrate.c, PLAN_DEC_RATE_UNBOUND). */
@@ -467,6 +511,7 @@ int main(void) {
     test_order_free(&set);
     test_metal_unbound(&set);
     test_blocks_apart(&set);
+    test_cv_folds(&set);
     plan_meas_set_free(&set);
     return check_done("corpus");
 }
