@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #define CV_KEY_MAX 96
-/* Folds fitted at once, at most: one per core, each a whole fit (~10 s on 909 rows), so the
- * cross-validation's ~170 folds take 25 minutes on one core and half that on two. */
+/* Folds fitted at once, at most: one per core, each a whole fit of its own (the cross-validation's time
+ * on the corpus: docs/speed-model.md, "How good"). */
 #define CV_MAX_WORKERS 64
 
 static void cv_key(const plan_meas *m, int by, char *key) {
