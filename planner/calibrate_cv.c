@@ -148,6 +148,12 @@ int plan_meas_eff_set(const plan_meas *m) {
     return m->backend == PLAN_CPU ? plan_eff_set_of(&m->setup.dev[0], m->engine) : m->backend;
 }
 
+bool plan_meas_moe(const plan_meas *m) {
+    for (int d = 0; d < m->setup.n_dev; d++)
+        if (m->setup.load[d].exp_frac > 0) return true;
+    return false;
+}
+
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st) {
     memset(st, 0, sizeof *st);
     double *all = malloc(sizeof(double) * ((size_t)s->n + 1) * 4);
@@ -173,16 +179,20 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
         st->n_be[be] = n;
         st->med_be[be] = median(tmp, n);
     }
+    /* per set and phase: every result, those of old builds, those of models of experts */
+    enum { SUB_ALL, SUB_OLD, SUB_MOE, SUBSETS };
+    int (*n_of[SUBSETS])[PLAN_PHASES] = {st->n_set, st->n_old, st->n_moe};
+    double (*med_of[SUBSETS])[PLAN_PHASES] = {st->med_set, st->med_old, st->med_moe};
     for (int set = 0; set < PLAN_EFF_SETS; set++)
         for (int ph = 0; ph < PLAN_PHASES; ph++)
-            for (int old_only = 0; old_only < 2; old_only++) {
+            for (int sub = 0; sub < SUBSETS; sub++) {
                 int n = 0;
                 for (int i = 0; i < s->n; i++)
                     if (plan_meas_eff_set(&s->m[i]) == set && plan_meas_phase(&s->m[i]) == ph &&
-                        (!old_only || s->m[i].setup.old_build))
+                        (sub != SUB_OLD || s->m[i].setup.old_build) && (sub != SUB_MOE || plan_meas_moe(&s->m[i])))
                         tmp[n++] = fabs(pred[i] / s->m[i].tps - 1.0);
-                *(old_only ? &st->n_old[set][ph] : &st->n_set[set][ph]) = n;
-                *(old_only ? &st->med_old[set][ph] : &st->med_set[set][ph]) = median(tmp, n);
+                n_of[sub][set][ph] = n;
+                med_of[sub][set][ph] = median(tmp, n);
             }
     free(all);
 }

@@ -42,7 +42,7 @@ static bool best_partial(const model_desc *d, const plan_hw *hw, plan_params *p,
     return try_place(d, hw, p, m);
 }
 
-static bool model_is_moe(const model_desc *d) { return d->hp.n_expert > 1; }
+bool plan_model_moe(const model_desc *d) { return d->hp.n_expert > 1; }
 
 /* MoE: the fewest layers whose experts must stay in RAM for the rest to fit
  * on the GPUs (--n-cpu-moe N; all layers = -ot exps=CPU). GPU memory falls as
@@ -76,7 +76,7 @@ int plan_place(const model_desc *d, const plan_hw *hw, plan_params *p, plan_memo
     if (hw->n_gpu > 0) {
         p->n_gpu_layers = PLAN_NGL_ALL;
         if (try_place(d, hw, p, m)) return PLAN_ON_GPU;
-        if (model_is_moe(d) && fewest_cpu_moe(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
+        if (plan_model_moe(d) && fewest_cpu_moe(d, hw, p, m)) return PLAN_ON_GPU_EXPS_CPU;
         if (best_partial(d, hw, p, m)) return PLAN_ON_SPLIT;
     }
     p->n_gpu_layers = 0;

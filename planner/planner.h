@@ -868,6 +868,8 @@ const char *plan_phase_name(int phase);   /* "decode", "prefill" */
 int plan_meas_phase(const plan_meas *m);
 /* The efficiency set whose constants predict a measurement's device (plan_eff_set_of). */
 int plan_meas_eff_set(const plan_meas *m);
+/* Whether a measurement's model routes its tokens to experts (a mixture of experts). */
+bool plan_meas_moe(const plan_meas *m);
 
 typedef struct plan_cv_stats {
     int n, n_dec, n_pp, n_deep;
@@ -878,6 +880,8 @@ typedef struct plan_cv_stats {
     double med_set[PLAN_EFF_SETS][PLAN_PHASES];
     int n_old[PLAN_EFF_SETS][PLAN_PHASES];   /* the same, results of builds before PLAN_CURRENT_ERA only */
     double med_old[PLAN_EFF_SETS][PLAN_PHASES];
+    int n_moe[PLAN_EFF_SETS][PLAN_PHASES];   /* the same, results of mixture-of-experts models only */
+    double med_moe[PLAN_EFF_SETS][PLAN_PHASES];
 } plan_cv_stats;
 /* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend, per set and phase. */
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
@@ -895,6 +899,9 @@ typedef struct plan_accuracy {
     double family_median[PLAN_PHASES]; /* one device family (chip generation) held out at a time */
     int old_rows[PLAN_PHASES];         /* results of builds before PLAN_CURRENT_ERA (0: none) */
     double old_median[PLAN_PHASES];    /* theirs, one source held out at a time */
+    int moe_rows[PLAN_PHASES];         /* results of mixture-of-experts models (0: none) */
+    double moe_median[PLAN_PHASES];    /* theirs, one source held out at a time */
+    bool moe;                          /* the plan's model is one: moe_rows and moe_median apply */
     /* A catalog device whose family no published result measures: family_median is what
      * to expect of it (plan_corpus_family_measured), family its name. */
     bool unmeasured;
@@ -907,9 +914,12 @@ const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem);
 /* That of the set which predicts most of a placement (plan_main_device; none
  * for a CPU the probe measured); unmeasured for
  * a catalog device whose chip generation is in no corpus row; old_build for a
- * llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build). */
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, plan_accuracy *a,
-                          fc_err *err);
+ * llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build); moe for a
+ * model of experts. */
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe,
+                          plan_accuracy *a, fc_err *err);
+/* Whether a model routes its tokens to experts (a mixture of experts). */
+bool plan_model_moe(const model_desc *d);
 
 /* The corpus's own reproducibility: a row whose test (device, backend, model,
  * type, test, -fa, -ub, threads) another source measured too is "predicted" by the

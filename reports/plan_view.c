@@ -48,19 +48,28 @@ static void choice_fill(rep_plan_view *v, const plan_result *r) {
  * device whose chip generation no published result measures, one whole
  * device family held out (what a buyer asks about is a device nobody measured);
  * for a build before July 2024 (plan --llama-build), that of the results of
- * such builds, where there are some. */
+ * such builds, where there are some; for a model of experts, that of such
+ * models, or, where the backend has none, a word that none measures it (their
+ * routing and expert kernels are each backend's own: SYCL's batched
+ * mul_mat_id, for one, runs a GEMM per expert after a wait on the host). */
 void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
     bool old = !a->unmeasured && a->old_build && (a->old_rows[PLAN_PHASE_DECODE] || a->old_rows[PLAN_PHASE_PREFILL]);
-    const int *n = old ? a->old_rows : a->rows;
+    bool moe_rows = a->moe_rows[PLAN_PHASE_DECODE] || a->moe_rows[PLAN_PHASE_PREFILL];
+    bool moe = !a->unmeasured && !old && a->moe && moe_rows;
+    const int *n = old ? a->old_rows : moe ? a->moe_rows : a->rows;
     buf[0] = '\0';
     if (!n[PLAN_PHASE_DECODE] && !n[PLAN_PHASE_PREFILL]) return;
-    size_t len = a->unmeasured ? (size_t)snprintf(buf, cap, "no published result measures its chip generation (%s); "
-                                                  "held out one device family at a time, %s predictions were off by a "
-                                                  "median", a->family, plan_eff_set_name(a->set))
-                               : (size_t)snprintf(buf, cap, "%sheld out one source at a time, %s predictions were off by a "
-                                                  "median", old ? "on builds before July 2024, " : "",
-                                                  plan_eff_set_name(a->set));
-    const double *med = a->unmeasured ? a->family_median : old ? a->old_median : a->median;
+    size_t len = a->moe && !moe_rows ? (size_t)snprintf(buf, cap, "no published result measures a model of experts on %s; ",
+                                                        plan_eff_set_name(a->set))
+                                     : 0;
+    if (len >= cap) return;
+    len += a->unmeasured ? (size_t)snprintf(buf + len, cap - len, "no published result measures its chip generation (%s); "
+                                            "held out one device family at a time, %s predictions were off by a median",
+                                            a->family, plan_eff_set_name(a->set))
+                         : (size_t)snprintf(buf + len, cap - len, "%sheld out one source at a time, %s predictions%s were "
+                                            "off by a median", old ? "on builds before July 2024, " : "",
+                                            plan_eff_set_name(a->set), moe ? " of models of experts" : "");
+    const double *med = a->unmeasured ? a->family_median : old ? a->old_median : moe ? a->moe_median : a->median;
     const char *sep = "", *unit = " published results";
     for (int ph = 0; ph < PLAN_PHASES && len < cap; ph++)
         if (n[ph]) {

@@ -130,6 +130,13 @@ grep -qE "^accuracy  no published result measures its chip generation \(nvidia-p
     { echo "FAIL: an unmeasured generation's accuracy line"; grep '^accuracy' "$out"; fail=1; }
 t 0 "plan a measured generation" "$bin" plan llama-2-7b --hw rtx-3090
 grep -q "^accuracy  held out one source at a time, CUDA predictions" "$out" || { echo "FAIL: a measured generation's line"; fail=1; }
+# a model of experts: the error of such models where the backend has some, and a word where it has none
+t 0 "plan a model of experts" "$bin" plan gpt-oss-20b --hw rtx-3090
+grep -qE "^accuracy  held out one source at a time, CUDA predictions of models of experts were off by a median [0-9]+% on decode \([0-9]+ published results\) and [0-9]+% on prefill \([0-9]+\)$" "$out" ||
+    { echo "FAIL: a model of experts' accuracy line"; grep '^accuracy' "$out"; fail=1; }
+t 0 "plan a model of experts, SYCL" "$bin" plan gpt-oss-20b --hw arc-b580 --backend sycl
+grep -qE "^accuracy  no published result measures a model of experts on SYCL; held out one source at a time, SYCL predictions were off" "$out" ||
+    { echo "FAIL: an unmeasured model of experts not said"; grep '^accuracy' "$out"; fail=1; }
 # --bench: llama-bench's tests predicted and written as llama-bench writes them
 t 0 "plan --bench md" "$bin" plan llama-3.1-8b --hw rtx-4090 --bench "pp512,tg128,pp2048@d32768,tg32@d4096,pp512+tg128"
 grep -q "^| model " "$out" && grep -q "pp2048 @ d32768" "$out" && grep -q "pp512+tg128" "$out" \
