@@ -80,16 +80,18 @@ void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
 }
 
 /* One set's decode / prefill medians: " 5% / 11%". */
-static void medians_put(FILE *out, const plan_accuracy *a, const double *med) {
+static void medians_put(FILE *out, const int *rows, const double *med) {
     for (int ph = 0; ph < PLAN_PHASES; ph++) {
         fprintf(out, "%s", ph ? " /" : "");
-        if (a->rows[ph]) fprintf(out, " %.0f%%", 100 * med[ph]);
+        if (rows[ph]) fprintf(out, " %.0f%%", 100 * med[ph]);
         else fprintf(out, " -");
     }
 }
 
-/* The sets' held-out medians, one source held out; and, for the sets of rows
- * on a chip generation nobody measured, one whole device family held out. */
+/* The sets' held-out medians, one source held out (for a model of experts,
+ * those of such models, and of all where a set has none: it says so); and,
+ * for the sets of rows on a chip generation nobody measured, one whole device
+ * family held out. */
 void rep_accuracy_line(FILE *out, const plan_accuracy *a, size_t n) {
     bool unmeasured[PLAN_EFF_SETS] = {false}, any = false, any_un = false;
     const plan_accuracy *of_set[PLAN_EFF_SETS] = {NULL}; /* the first row of each set, the one shown */
@@ -99,15 +101,19 @@ void rep_accuracy_line(FILE *out, const plan_accuracy *a, size_t n) {
         unmeasured[a[i].set] |= a[i].unmeasured;
         if (of_set[a[i].set]) continue;
         of_set[a[i].set] = &a[i];
-        fprintf(out, "%s %s", any ? "," : "accuracy: held out one source at a time, the median error on decode / prefill was",
-                plan_eff_set_name(a[i].set));
-        medians_put(out, &a[i], a[i].median);
+        bool moe = a[i].moe && (a[i].moe_rows[PLAN_PHASE_DECODE] || a[i].moe_rows[PLAN_PHASE_PREFILL]);
+        fprintf(out, "%s %s%s", any ? "," : a[i].moe ? "accuracy: held out one source at a time, the median error on "
+                                                        "decode / prefill of models of experts was"
+                                                      : "accuracy: held out one source at a time, the median error on "
+                                                        "decode / prefill was",
+                plan_eff_set_name(a[i].set), a[i].moe && !moe ? " (none measured; all models)" : "");
+        medians_put(out, moe ? a[i].moe_rows : a[i].rows, moe ? a[i].moe_median : a[i].median);
         any = true;
     }
     for (int s = 0; s < PLAN_EFF_SETS; s++) {
         if (!unmeasured[s]) continue;
         fprintf(out, "%s %s", any_un ? "," : "; one device family held out", plan_eff_set_name(s));
-        medians_put(out, of_set[s], of_set[s]->family_median);
+        medians_put(out, of_set[s]->rows, of_set[s]->family_median);
         any_un = true;
     }
     if (any) fprintf(out, " (data/speed_accuracy.csv)\n");

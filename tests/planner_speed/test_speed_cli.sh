@@ -295,6 +295,9 @@ PY
 t 0 "rank, text" "$bin" plan llama-2-7b --hw all
 grep -q "^accuracy: held out one source at a time, the median error on decode / prefill was CUDA " "$out" ||
     { echo "FAIL: no accuracy line under the ranking"; tail -3 "$out"; fail=1; }
+t 0 "rank a model of experts, text" "$bin" plan gpt-oss-20b --hw all
+grep -qE "^accuracy: held out one source at a time, the median error on decode / prefill of models of experts was CUDA [0-9]+% / [0-9]+%,.* SYCL \(none measured; all models\) [0-9]+% / [0-9]+%" "$out" ||
+    { echo "FAIL: a model of experts' accuracy line under the ranking"; grep '^accuracy' "$out"; fail=1; }
 # a chip generation nobody measured is marked, and its family-held-out error given; a measured one is not marked
 grep -q "^ *[0-9]* p40 ~ " "$out" && grep -q "^ *[0-9]* rtx-4090  " "$out" && grep -q "^~: no published result measures" "$out" &&
     grep -q "; one device family held out CUDA [0-9]*% / [0-9]*%" "$out" ||
