@@ -10,14 +10,21 @@
 #include <strings.h>
 
 #define ACC_LINE_MAX 256
-#define ACC_FIELDS 9 /* set, phase, rows, median_abs_err, family_median_abs_err, old_rows, old_median_abs_err,
-                       * moe_rows, moe_median_abs_err */
+#define ACC_FIELDS 11 /* set, phase, rows, median_abs_err, family_median_abs_err, old_rows, old_median_abs_err,
+                        * moe_rows, moe_median_abs_err, deep_rows, deep_median_abs_err */
 #define ACC_MEDIAN_MAX 10.0 /* a median error of 1000%: beyond it the file is broken, not the model */
 
 static const char *const phase_names[PLAN_PHASES] = {"decode", "prefill"};
 
 const char *plan_phase_name(int phase) {
     return phase >= 0 && phase < PLAN_PHASES ? phase_names[phase] : "?";
+}
+
+/* A median |error| as the file writes it: a fraction, below ACC_MEDIAN_MAX. */
+static bool acc_number(const char *s, double *v) {
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && !*end && *v >= 0 && *v < ACC_MEDIAN_MAX;
 }
 
 int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
@@ -32,22 +39,29 @@ int plan_accuracy_of_set(int set, plan_accuracy *a, fc_err *err) {
         if (plan_csv_fields(line, f, ACC_FIELDS) != ACC_FIELDS || strcasecmp(f[0], plan_eff_set_name(set))) continue;
         int ph = !strcmp(f[1], phase_names[PLAN_PHASE_DECODE]) ? PLAN_PHASE_DECODE
                  : !strcmp(f[1], phase_names[PLAN_PHASE_PREFILL]) ? PLAN_PHASE_PREFILL : -1;
-        char *end1, *end2, *end3, *end4, *end5, *end6, *end7;
-        long rows = strtol(f[2], &end1, 10), old = strtol(f[5], &end4, 10), moe = strtol(f[7], &end6, 10);
-        double med = strtod(f[3], &end2), fam = strtod(f[4], &end3), old_med = strtod(f[6], &end5),
-               moe_med = strtod(f[8], &end7);
-        if (ph < 0 || *end1 || *end2 || *end3 || *end4 || *end5 || *end6 || *end7 || rows <= 0 ||
-            rows > PLAN_MEAS_MAX || old < 0 || old > rows || moe < 0 || moe > rows ||
-            !(med >= 0 && med < ACC_MEDIAN_MAX) || !(fam >= 0 && fam < ACC_MEDIAN_MAX) ||
-            !(old_med >= 0 && old_med < ACC_MEDIAN_MAX) || !(moe_med >= 0 && moe_med < ACC_MEDIAN_MAX))
-            return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv: bad row for '%s'", f[0]);
-        a->rows[ph] = (int)rows;
-        a->median[ph] = med;
+        /* rows, then median pairs of subsets of them: every result (and its family median), old builds,
+         * models of experts, depth */
+        enum { SUBSETS = 4 };
+        long n[SUBSETS];
+        double med[SUBSETS], fam;
+        static const int n_col[SUBSETS] = {2, 5, 7, 9}, med_col[SUBSETS] = {3, 6, 8, 10};
+        bool ok = ph >= 0 && acc_number(f[4], &fam);
+        for (int k = 0; k < SUBSETS && ok; k++) {
+            char *end;
+            n[k] = strtol(f[n_col[k]], &end, 10);
+            ok = !*end && end != f[n_col[k]] && n[k] >= 0 && n[k] <= (k ? n[0] : PLAN_MEAS_MAX) &&
+                 acc_number(f[med_col[k]], &med[k]);
+        }
+        if (!ok || n[0] <= 0) return fc_err_set(err, FC_ERUNTIME, "data/speed_accuracy.csv: bad row for '%s'", f[0]);
+        a->rows[ph] = (int)n[0];
+        a->median[ph] = med[0];
         a->family_median[ph] = fam;
-        a->old_rows[ph] = (int)old;
-        a->old_median[ph] = old_med;
-        a->moe_rows[ph] = (int)moe;
-        a->moe_median[ph] = moe_med;
+        a->old_rows[ph] = (int)n[1];
+        a->old_median[ph] = med[1];
+        a->moe_rows[ph] = (int)n[2];
+        a->moe_median[ph] = med[2];
+        a->deep_rows[ph] = (int)n[3];
+        a->deep_median[ph] = med[3];
     }
     return FC_OK;
 }
@@ -58,7 +72,7 @@ const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem) {
     return &hw->host;
 }
 
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe,
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe, bool deep,
                           plan_accuracy *a, fc_err *err) {
     const plan_device *d = plan_main_device(hw, mem);
     plan_speed_dev sd;
@@ -71,5 +85,6 @@ int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t ll
         a->unmeasured = !plan_corpus_device_measured(d->id, a->family, sizeof a->family);
     a->old_build = plan_build_old(llama_build);
     a->moe = moe;
+    a->deep = deep;
     return rc;
 }

@@ -179,17 +179,18 @@ void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats
         st->n_be[be] = n;
         st->med_be[be] = median(tmp, n);
     }
-    /* per set and phase: every result, those of old builds, those of models of experts */
-    enum { SUB_ALL, SUB_OLD, SUB_MOE, SUBSETS };
-    int (*n_of[SUBSETS])[PLAN_PHASES] = {st->n_set, st->n_old, st->n_moe};
-    double (*med_of[SUBSETS])[PLAN_PHASES] = {st->med_set, st->med_old, st->med_moe};
+    /* per set and phase: every result, those of old builds, of models of experts, at depth */
+    enum { SUB_ALL, SUB_OLD, SUB_MOE, SUB_DEEP, SUBSETS };
+    int (*n_of[SUBSETS])[PLAN_PHASES] = {st->n_set, st->n_old, st->n_moe, st->n_deep_set};
+    double (*med_of[SUBSETS])[PLAN_PHASES] = {st->med_set, st->med_old, st->med_moe, st->med_deep_set};
     for (int set = 0; set < PLAN_EFF_SETS; set++)
         for (int ph = 0; ph < PLAN_PHASES; ph++)
             for (int sub = 0; sub < SUBSETS; sub++) {
                 int n = 0;
                 for (int i = 0; i < s->n; i++)
                     if (plan_meas_eff_set(&s->m[i]) == set && plan_meas_phase(&s->m[i]) == ph &&
-                        (sub != SUB_OLD || s->m[i].setup.old_build) && (sub != SUB_MOE || plan_meas_moe(&s->m[i])))
+                        (sub != SUB_OLD || s->m[i].setup.old_build) && (sub != SUB_MOE || plan_meas_moe(&s->m[i])) &&
+                        (sub != SUB_DEEP || s->m[i].n_depth >= PLAN_CV_DEEP))
                         tmp[n++] = fabs(pred[i] / s->m[i].tps - 1.0);
                 n_of[sub][set][ph] = n;
                 med_of[sub][set][ph] = median(tmp, n);

@@ -882,6 +882,8 @@ typedef struct plan_cv_stats {
     double med_old[PLAN_EFF_SETS][PLAN_PHASES];
     int n_moe[PLAN_EFF_SETS][PLAN_PHASES];   /* the same, results of mixture-of-experts models only */
     double med_moe[PLAN_EFF_SETS][PLAN_PHASES];
+    int n_deep_set[PLAN_EFF_SETS][PLAN_PHASES]; /* the same, results at depth PLAN_CV_DEEP or more only */
+    double med_deep_set[PLAN_EFF_SETS][PLAN_PHASES];
 } plan_cv_stats;
 /* Median errors of predictions pred[] against s: all, decode, prefill, deep, per backend, per set and phase. */
 void plan_cv_summarize(const plan_meas_set *s, const double *pred, plan_cv_stats *st);
@@ -902,6 +904,9 @@ typedef struct plan_accuracy {
     int moe_rows[PLAN_PHASES];         /* results of mixture-of-experts models (0: none) */
     double moe_median[PLAN_PHASES];    /* theirs, one source held out at a time */
     bool moe;                          /* the plan's model is one: moe_rows and moe_median apply */
+    int deep_rows[PLAN_PHASES];        /* results at depth PLAN_CV_DEEP or more (0: none) */
+    double deep_median[PLAN_PHASES];   /* theirs, one source held out at a time */
+    bool deep;                         /* the plan's full context is that deep: deep_rows and deep_median apply */
     /* A catalog device whose family no published result measures: family_median is what
      * to expect of it (plan_corpus_family_measured), family its name. */
     bool unmeasured;
@@ -915,8 +920,8 @@ const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem);
  * for a CPU the probe measured); unmeasured for
  * a catalog device whose chip generation is in no corpus row; old_build for a
  * llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build); moe for a
- * model of experts. */
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe,
+ * model of experts; deep for a plan whose full context is PLAN_CV_DEEP or more. */
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe, bool deep,
                           plan_accuracy *a, fc_err *err);
 /* Whether a model routes its tokens to experts (a mixture of experts). */
 bool plan_model_moe(const model_desc *d);

@@ -116,17 +116,19 @@ void rep_cv_csv(FILE *out, const plan_cv_report *r) {
                  "# generation nobody measured). Per efficiency set and phase (decode: tgN tests; prefill: ppN and ppN+tgN),\n"
                  "# the results and the median |predicted/measured - 1|; old_rows and old_median_abs_err: those of them\n"
                  "# from llama.cpp builds before July 2024 (what 'plan --llama-build' predicts), one source held out;\n"
-                 "# moe_rows and moe_median_abs_err: those of models of experts (gpt-oss, Qwen3-30B-A3B, ...).\n"
+                 "# moe_rows and moe_median_abs_err: those of models of experts (gpt-oss, Qwen3-30B-A3B, ...);\n"
+                 "# deep_rows and deep_median_abs_err: those at a depth of %d tokens or more.\n"
                  "# Written by 'fitcheck calibrate --cross-validate --csv' over %d results (data/bench_corpus.csv;\n"
                  "# docs/speed-model.md); 'fitcheck plan' prints it beside a speed.\n"
                  "set,phase,rows,median_abs_err,family_median_abs_err,old_rows,old_median_abs_err,moe_rows,"
-                 "moe_median_abs_err\n", st->n);
+                 "moe_median_abs_err,deep_rows,deep_median_abs_err\n", PLAN_CV_DEEP, st->n);
     for (int set = 0; set < PLAN_EFF_SETS; set++)
         for (int ph = 0; ph < PLAN_PHASES; ph++)
             if (st->n_set[set][ph])
-                fprintf(out, "%s,%s,%d,%.4f,%.4f,%d,%.4f,%d,%.4f\n", plan_eff_set_name(set), plan_phase_name(ph),
-                        st->n_set[set][ph], st->med_set[set][ph], fam->med_set[set][ph], st->n_old[set][ph],
-                        st->med_old[set][ph], st->n_moe[set][ph], st->med_moe[set][ph]);
+                fprintf(out, "%s,%s,%d,%.4f,%.4f,%d,%.4f,%d,%.4f,%d,%.4f\n", plan_eff_set_name(set),
+                        plan_phase_name(ph), st->n_set[set][ph], st->med_set[set][ph], fam->med_set[set][ph],
+                        st->n_old[set][ph], st->med_old[set][ph], st->n_moe[set][ph], st->med_moe[set][ph],
+                        st->n_deep_set[set][ph], st->med_deep_set[set][ph]);
 }
 
 /* A measurement as the row of a --cross-validate or --evaluate report, its predictions added by the caller. */

@@ -10,10 +10,12 @@ json_t *rep_accuracy_json(const plan_accuracy *a) {
     for (int ph = 0; ph < PLAN_PHASES; ph++)
         if (a->rows[ph])
             json_object_set_new(j, plan_phase_name(ph),
-                                json_pack("{s:i,s:f,s:f,s:i,s:f,s:i,s:f}", "rows", a->rows[ph], "median_abs_err",
-                                          a->median[ph], "family_median_abs_err", a->family_median[ph], "old_rows",
-                                          a->old_rows[ph], "old_median_abs_err", a->old_median[ph], "moe_rows",
-                                          a->moe_rows[ph], "moe_median_abs_err", a->moe_median[ph]));
+                                json_pack("{s:i,s:f,s:f,s:i,s:f,s:i,s:f,s:i,s:f}", "rows", a->rows[ph],
+                                          "median_abs_err", a->median[ph], "family_median_abs_err",
+                                          a->family_median[ph], "old_rows", a->old_rows[ph], "old_median_abs_err",
+                                          a->old_median[ph], "moe_rows", a->moe_rows[ph], "moe_median_abs_err",
+                                          a->moe_median[ph], "deep_rows", a->deep_rows[ph], "deep_median_abs_err",
+                                          a->deep_median[ph]));
     if (!json_object_size(j)) {
         json_decref(j);
         return json_null();
@@ -24,6 +26,8 @@ json_t *rep_accuracy_json(const plan_accuracy *a) {
     json_object_set_new(j, "family_measured", a->family[0] ? json_boolean(!a->unmeasured) : json_null());
     /* the plan's model is a model of experts: moe_rows and moe_median_abs_err are what to expect */
     json_object_set_new(j, "moe", json_boolean(a->moe));
+    /* the plan's full context is PLAN_CV_DEEP or more: deep_rows and deep_median_abs_err are what to expect there */
+    json_object_set_new(j, "deep", json_boolean(a->deep));
     return j;
 }
 

@@ -51,7 +51,21 @@ static void choice_fill(rep_plan_view *v, const plan_result *r) {
  * such builds, where there are some; for a model of experts, that of such
  * models, or, where the backend has none, a word that none measures it (their
  * routing and expert kernels are each backend's own: SYCL's batched
- * mul_mat_id, for one, runs a GEMM per expert after a wait on the host). */
+ * mul_mat_id, for one, runs a GEMM per expert after a wait on the host); and
+ * for a plan whose full context is PLAN_CV_DEEP deep or more, the error of the
+ * results that deep, or a word that none is. */
+static size_t medians_say(char *buf, size_t cap, const int *n, const double *med) {
+    size_t len = 0;
+    const char *sep = "", *unit = " published results";
+    for (int ph = 0; ph < PLAN_PHASES && len < cap; ph++)
+        if (n[ph]) {
+            len += (size_t)snprintf(buf + len, cap - len, "%s %.0f%% on %s (%d%s)", sep, 100 * med[ph],
+                                    plan_phase_name(ph), n[ph], unit);
+            sep = " and", unit = "";
+        }
+    return len;
+}
+
 void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
     bool old = !a->unmeasured && a->old_build && (a->old_rows[PLAN_PHASE_DECODE] || a->old_rows[PLAN_PHASE_PREFILL]);
     bool moe_rows = a->moe_rows[PLAN_PHASE_DECODE] || a->moe_rows[PLAN_PHASE_PREFILL];
@@ -70,13 +84,15 @@ void rep_accuracy_sentence(const plan_accuracy *a, char *buf, size_t cap) {
                                             "off by a median", old ? "on builds before July 2024, " : "",
                                             plan_eff_set_name(a->set), moe ? " of models of experts" : "");
     const double *med = a->unmeasured ? a->family_median : old ? a->old_median : moe ? a->moe_median : a->median;
-    const char *sep = "", *unit = " published results";
-    for (int ph = 0; ph < PLAN_PHASES && len < cap; ph++)
-        if (n[ph]) {
-            len += (size_t)snprintf(buf + len, cap - len, "%s %.0f%% on %s (%d%s)", sep, 100 * med[ph],
-                                    plan_phase_name(ph), n[ph], unit);
-            sep = " and", unit = "";
-        }
+    if (len < cap) len += medians_say(buf + len, cap - len, n, med);
+    if (!a->deep || len >= cap) return;
+    if (a->deep_rows[PLAN_PHASE_DECODE] || a->deep_rows[PLAN_PHASE_PREFILL]) {
+        len += (size_t)snprintf(buf + len, cap - len, "; at %dk tokens of context or more,", PLAN_CV_DEEP / 1024);
+        if (len < cap) medians_say(buf + len, cap - len, a->deep_rows, a->deep_median);
+    } else {
+        snprintf(buf + len, cap - len, "; no published result measures %s at %dk tokens of context or more",
+                 plan_eff_set_name(a->set), PLAN_CV_DEEP / 1024);
+    }
 }
 
 /* One set's decode / prefill medians: " 5% / 11%". */

@@ -425,15 +425,16 @@ out:
 }
 
 /* data/speed_accuracy.csv is `calibrate --cross-validate --csv` over this corpus: its rows per efficiency set and
- * phase, and those of old builds and of models of experts among them, are the corpus's (a corpus changed without
- * rewriting it fails here), its medians are fractions. */
+ * phase, and those of old builds, of models of experts and at depth among them, are the corpus's (a corpus changed
+ * without rewriting it fails here), its medians are fractions. */
 static void test_accuracy_file(const plan_meas_set *set) {
     int n[PLAN_EFF_SETS][PLAN_PHASES] = {{0}}, n_old[PLAN_EFF_SETS][PLAN_PHASES] = {{0}},
-        n_moe[PLAN_EFF_SETS][PLAN_PHASES] = {{0}};
+        n_moe[PLAN_EFF_SETS][PLAN_PHASES] = {{0}}, n_deep[PLAN_EFF_SETS][PLAN_PHASES] = {{0}};
     for (int i = 0; i < set->n; i++) {
         n[plan_meas_eff_set(&set->m[i])][plan_meas_phase(&set->m[i])]++;
         n_old[plan_meas_eff_set(&set->m[i])][plan_meas_phase(&set->m[i])] += set->m[i].setup.old_build;
         n_moe[plan_meas_eff_set(&set->m[i])][plan_meas_phase(&set->m[i])] += plan_meas_moe(&set->m[i]);
+        n_deep[plan_meas_eff_set(&set->m[i])][plan_meas_phase(&set->m[i])] += set->m[i].n_depth >= PLAN_CV_DEEP;
     }
     /* gpt-oss and Qwen3-30B-A3B are measured on CUDA; no model of experts on SYCL */
     CHECK(n_moe[PLAN_CUDA][PLAN_PHASE_DECODE] > 0 && n_moe[PLAN_SYCL][PLAN_PHASE_DECODE] == 0);
@@ -453,6 +454,9 @@ static void test_accuracy_file(const plan_meas_set *set) {
                       "data/speed_accuracy.csv, %d in the corpus", plan_eff_set_name(s), plan_phase_name(ph),
                       a.moe_rows[ph], n_moe[s][ph]);
             CHECK(a.moe_rows[ph] == 0 || (a.moe_median[ph] > 0 && a.moe_median[ph] < 1));
+            CHECK_MSG(a.deep_rows[ph] == n_deep[s][ph], "%s %s: %d rows at depth in data/speed_accuracy.csv, %d "
+                      "in the corpus", plan_eff_set_name(s), plan_phase_name(ph), a.deep_rows[ph], n_deep[s][ph]);
+            CHECK(a.deep_rows[ph] == 0 || (a.deep_median[ph] > 0 && a.deep_median[ph] < 2));
         }
     }
 }

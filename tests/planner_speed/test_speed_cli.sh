@@ -134,6 +134,13 @@ grep -q "^accuracy  held out one source at a time, CUDA predictions" "$out" || {
 t 0 "plan a model of experts" "$bin" plan gpt-oss-20b --hw rtx-3090
 grep -qE "^accuracy  held out one source at a time, CUDA predictions of models of experts were off by a median [0-9]+% on decode \([0-9]+ published results\) and [0-9]+% on prefill \([0-9]+\)$" "$out" ||
     { echo "FAIL: a model of experts' accuracy line"; grep '^accuracy' "$out"; fail=1; }
+# a long context: the error of the results that deep, where there are some, and a word where there are none
+t 0 "plan a long context" "$bin" plan llama-3.1-8b --hw rtx-4090 --ctx 32768
+grep -qE "^accuracy  held out one source at a time, CUDA predictions were off by a median [0-9]+% on decode \([0-9]+ published results\) and [0-9]+% on prefill \([0-9]+\); at 16k tokens of context or more, [0-9]+% on decode \([0-9]+ published results\) and [0-9]+% on prefill \([0-9]+\)$" "$out" ||
+    { echo "FAIL: a long context's accuracy line"; grep '^accuracy' "$out"; fail=1; }
+t 0 "plan a long context, SYCL" "$bin" plan llama-3.1-8b --hw arc-b580 --ctx 32768
+grep -qE "^accuracy  held out one source at a time, SYCL predictions .*; no published result measures SYCL at 16k tokens of context or more$" "$out" ||
+    { echo "FAIL: a long context nobody measured not said"; grep '^accuracy' "$out"; fail=1; }
 t 0 "plan a model of experts, SYCL" "$bin" plan gpt-oss-20b --hw arc-b580 --backend sycl
 grep -qE "^accuracy  no published result measures a model of experts on SYCL; held out one source at a time, SYCL predictions were off" "$out" ||
     { echo "FAIL: an unmeasured model of experts not said"; grep '^accuracy' "$out"; fail=1; }
