@@ -72,7 +72,7 @@ const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem) {
     return &hw->host;
 }
 
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe, bool deep,
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, const model_desc *model, const plan_params *p,
                           plan_accuracy *a, fc_err *err) {
     const plan_device *d = plan_main_device(hw, mem);
     plan_speed_dev sd;
@@ -83,8 +83,8 @@ int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t ll
     fc_err ignored = {0};
     if (!rc && plan_hwcat_find(d->id, &e, &ignored) == FC_OK)
         a->unmeasured = !plan_corpus_device_measured(d->id, a->family, sizeof a->family);
-    a->old_build = plan_build_old(llama_build);
-    a->moe = moe;
-    a->deep = deep;
+    a->old_build = plan_build_old(p->llama_build);
+    a->moe = plan_model_moe(model);
+    a->deep = plan_full_depth(p) >= PLAN_CV_DEEP;
     return rc;
 }

@@ -919,9 +919,10 @@ const plan_device *plan_main_device(const plan_hw *hw, const plan_memory *mem);
 /* That of the set which predicts most of a placement (plan_main_device; none
  * for a CPU the probe measured); unmeasured for
  * a catalog device whose chip generation is in no corpus row; old_build for a
- * llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build); moe for a
- * model of experts; deep for a plan whose full context is PLAN_CV_DEEP or more. */
-int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, uint32_t llama_build, bool moe, bool deep,
+ * plan for a llama_build before PLAN_CURRENT_ERA_BUILD (0: a current build);
+ * moe for a model of experts; deep for a plan whose full context is
+ * PLAN_CV_DEEP or more. */
+int plan_accuracy_of_plan(const plan_hw *hw, const plan_memory *mem, const model_desc *model, const plan_params *p,
                           plan_accuracy *a, fc_err *err);
 /* Whether a model routes its tokens to experts (a mixture of experts). */
 bool plan_model_moe(const model_desc *d);

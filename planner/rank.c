@@ -50,8 +50,7 @@ int plan_rank_hardware(const plan_request *rq, double budget_usd, plan_rank *out
             r->where = PLAN_ON_NONE;
         r->below_floor = r->where != PLAN_ON_NONE && r->speed.tg128 < rq->min_tps;
         r->prefill_unvalidated = hw->n_gpu && plan_prefill_unvalidated(&hw->gpu[0], NULL);
-        if (r->where != PLAN_ON_NONE) rc = plan_accuracy_of_plan(hw, m, r->params.llama_build, plan_model_moe(rq->model),
-                                            plan_full_depth(&r->params) >= PLAN_CV_DEEP, &r->accuracy, err);
+        if (r->where != PLAN_ON_NONE) rc = plan_accuracy_of_plan(hw, m, rq->model, &r->params, &r->accuracy, err);
     }
     if (!rc) qsort(out->row, out->n, sizeof *out->row, rank_cmp);
     free(hw);
