@@ -18,8 +18,8 @@
 #define CORPUS_FIELDS 19
 #define CORPUS_MAX_TPS 1e7
 #define CORPUS_MAX_UBATCH 65536
-#define DEVICES_FIELDS 8
-enum { D_ID, D_BACKEND, D_GBS, D_TFLOPS, D_CORES, D_SOC, D_INT8, D_SOURCE };
+#define DEVICES_FIELDS 9
+enum { D_ID, D_BACKEND, D_GBS, D_TFLOPS, D_CORES, D_SOC, D_INT8, D_FP32, D_SOURCE };
 #define CORPUS_MAX_CORES 1024
 
 enum { C_DEVICE, C_BACKEND, C_MODEL, C_QUANT, C_TEST, C_NPROMPT, C_NGEN, C_NDEPTH, C_TPS, C_FA, C_UB, C_NGL,
@@ -38,13 +38,13 @@ static bool num_in(const char *s, double lo, double hi, double *out) {
  * that is not its matrix rate); a CPU (cores > 0) gets its all-core FP32 peak
  * and its theoretical bandwidth, which that conversion turns into what
  * llama.cpp's threads sustain, and its ISA's int8 multiply-adds per FP32 one. */
-static int corpus_dev(plan_speed_dev *d, const char *id, int backend, double spec_gbs, double tflops,
+static int corpus_dev(plan_speed_dev *d, const char *id, int backend, double spec_gbs, double tflops, double fp32,
                       double vulkan_tflops, double int8_tops, int cores, double cpu_int8, bool soc, fc_err *err) {
     plan_device pd = {.backend = cores > 0 ? PLAN_CPU : backend, .bandwidth_gbs = spec_gbs, .n_cores = cores,
                       .vulkan_tflops = vulkan_tflops, .int8_tops = int8_tops, .int8_per_fp32 = cpu_int8,
                       .unified = soc};
     if (cores > 0) pd.fp32_tflops = tflops;
-    else pd.fp16_tflops = tflops;
+    else pd.fp16_tflops = tflops, pd.fp32_tflops = fp32;
     snprintf(pd.id, sizeof pd.id, "%s", id);
     plan_speed_dev_from_device(d, &pd);
     return d->mem_gbs > 0 && d->gflops > 0 ? FC_OK : fc_err_set(err, FC_EINPUT, "device '%s' has no bandwidth or TFLOPS", id);
@@ -62,7 +62,7 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
         if (!strcmp(e.category, "cpu_platform"))
             return fc_err_set(err, FC_EINPUT, "device '%s' is a CPU platform without a core count; list the CPU in "
                                               "data/bench_devices.csv", id);
-        return corpus_dev(d, id, backend, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops,
+        return corpus_dev(d, id, backend, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops, e.fp32_tflops,
                           e.vulkan_tflops, e.int8_tops, 0, 0, plan_hwcat_unified(&e), err);
     }
     const char *cur = plan_data_file("bench_devices.csv");
@@ -72,14 +72,15 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
     while (plan_csv_data_line(&cur, line, sizeof line, &header)) {
         char *f[DEVICES_FIELDS];
         if (plan_csv_fields(line, f, DEVICES_FIELDS) != DEVICES_FIELDS || strcasecmp(f[D_ID], id)) continue;
-        double gbs, tflops, nc = 0, int8 = 0;
+        double gbs, tflops, nc = 0, int8 = 0, fp32 = 0;
         bool cpu = !strcasecmp(f[D_BACKEND], "cpu");
         if (!num_in(f[D_GBS], 1, 1e5, &gbs) || !num_in(f[D_TFLOPS], 0.01, 1e5, &tflops) ||
             (cpu && !num_in(f[D_CORES], 1, CORPUS_MAX_CORES, &nc)) || (f[D_SOC][0] && strcmp(f[D_SOC], "1")) ||
-            (cpu && !num_in(f[D_INT8], PROBE_INT8_AVX2, PROBE_INT8_I8MM, &int8)) || (!cpu && f[D_INT8][0]))
+            (cpu && !num_in(f[D_INT8], PROBE_INT8_AVX2, PROBE_INT8_I8MM, &int8)) || (!cpu && f[D_INT8][0]) ||
+            (!cpu && !num_in(f[D_FP32], 0.01, 1e5, &fp32)) || (cpu && f[D_FP32][0]))
             return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv: bad numbers for '%s'", id);
         *cores = (int)nc;
-        return corpus_dev(d, id, backend, gbs, tflops, 0, 0, *cores, int8, !strcmp(f[D_SOC], "1"), err);
+        return corpus_dev(d, id, backend, gbs, tflops, fp32, 0, 0, *cores, int8, !strcmp(f[D_SOC], "1"), err);
     }
     return fc_err_set(err, FC_EINPUT, "device '%s' is neither in the hardware catalog nor in data/bench_devices.csv", id);
 }
