@@ -314,10 +314,10 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *
  *   decode, per token, per device d holding some layers:
  *     t_d = sum over tensor types T of max(bytes_T / (bw_d * bw_eff),      memory
- *                                          elems_T / (dec_rate_T * F_d))   dequant + dot
+ *                                          elems_T / (dec_rate_T * V_d))   dequant + dot
  *         + kv_bytes(depth) / (bw_d * bw_eff)                              KV cache read
- *         + attn_macs(depth) / (attn_dec * F_d)                            attention, per query
- *         + kv_elems(depth) / (attn_kv * F_d)                              or per cached element
+ *         + attn_macs(depth) / (attn_dec * V_d)                            attention, per query
+ *         + kv_elems(depth) / (attn_kv * V_d)                              or per cached element
  *         + (n_layers_d + moe_extra_d) * layer_us + token_us                launches, barriers
  *     t = sum over devices + hop_us per device boundary crossed
  *   (llama.cpp runs the devices of a split one after another, so times add.)
@@ -345,7 +345,9 @@ uint64_t plan_mmproj_compute(const model_mmproj *mm, bool flash_attn, uint32_t *
  *   per ubatch (bytes / (link_gbs * link_eff)) — prefill becomes bus-bound.
  *
  * F_d is the device's dense throughput: for a CPU the measured single-thread
- * SGEMM GFLOP/s times the threads used; for a GPU its FP16 tensor TFLOPS. The
+ * SGEMM GFLOP/s times the threads used; for a GPU its FP16 tensor TFLOPS. V_d,
+ * what decode's kernels compute at (plan_speed_dev.dec_gflops): F_d on a CPU
+ * and on Apple's GPUs, on any other GPU its vector units' int8 dot rate. The
  * efficiency constants (bw_eff, dec_rate_T, pp_eff_T, attn_*, *_us) are data,
  * per backend, engine and tensor type (data/efficiency.csv, with sources), and
  * `fitcheck calibrate` refits them from measurements. */
@@ -476,6 +478,11 @@ typedef struct plan_speed_dev {
     int backend;           /* enum plan_backend */
     double mem_gbs;        /* memory read bandwidth, GB/s (1e9) */
     double gflops;         /* dense throughput F (see above), GFLOP/s */
+    /* What decode's arithmetic runs at, GFLOP/s; 0 = gflops. A GPU's matrix-vector kernels (MMVQ: int8 dot
+     * products of the weights' blocks against the quantized activation) and its flash-attention decode kernel
+     * run on the vector units, not the matrix units gflops counts: PLAN_INT8_PER_FP32_DP4A x its FP32 rate
+     * (Apple's gflops is its FP32 ALU rate already). */
+    double dec_gflops;
     double link_gbs;       /* host link per direction, GB/s; 0 = none (CPU, unified memory) */
     /* A CPU whose weights stay in plain buffers though llama.cpp would repack
      * them for its ISA (cpu_isa; an rpc-server's CPU device, -nr): the
@@ -605,6 +612,10 @@ double plan_probe_read_at(const probe_profile *p, int n_threads);
  * cores read, the basis of the CPU constants (the probe's read): STREAM-like
  * all-core reads sustain 70-90% of it (data/hardware.json cpu_platform notes). */
 #define PLAN_CPU_READ_OF_SPEC 0.80
+/* A 4-way int8 dot product per FP32 lane and clock (NVIDIA's dp4a since sm_61, AMD's v_dot4 since gfx906,
+ * Intel's DP4A): the multiply-adds decode's quantized kernels do per FP32 one. On a GeForce since Ampere
+ * it makes the decode rate the card's FP16 tensor figure (4 x FP32), the basis its constants had before. */
+#define PLAN_INT8_PER_FP32_DP4A 4.0
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d);
 /* The CUDA constants were fitted on GeForce cards, whose CUDA cores (FP32/INT32) give a quarter of their FP16
  * tensor rate since Ampere; llama.cpp's quantized GEMMs unpack their tiles on those cores. The corpus has no card

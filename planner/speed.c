@@ -90,6 +90,11 @@ static double moe_layer_extra(const plan_speed_load *l, int backend) {
  * see at most the window. */
 static double attended(double depth, uint32_t window) { return window && depth > window ? window : depth; }
 
+/* The rate decode's arithmetic runs at (plan_speed_dev.dec_gflops; unknown: the dense rate F). */
+static double dec_gflops(const plan_speed_dev *d) {
+    return d->dec_gflops > 0 ? d->dec_gflops : d->gflops;
+}
+
 /* Matrix-vector time of one device for one token. On a CPU, per tensor type,
  * the memory roofline or the kernel's dequant+dot rate, whichever binds (the
  * rates are measured per type, and every type is compute-bound there). On a
@@ -98,7 +103,7 @@ static double attended(double depth, uint32_t window) { return window && depth >
  * fewer bytes decode slower than a bigger mix of the same family
  * (tests/planner_speed/test_physics.c), which no GPU does. */
 static double matvec_s(const plan_speed_load *l, const plan_speed_dev *d, const plan_eff_set *f, bool *kernel_bound) {
-    double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = d->gflops * GIGA;
+    double bw = d->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dec_gflops(d) * GIGA;
     double t = 0, bytes = 0, t_cmp = 0;
     /* A GPU runs a file at the rate of its main type's family: files mix families (an IQ3_M file is part
      * K-quant), and a rate per tensor would let a mix with fewer bytes but more slow-family tensors decode slower. */
@@ -163,7 +168,7 @@ static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         bool kernel = false;
         double t_mat = matvec_s(l, dv, f, parts ? &kernel : NULL);
         if (t_mat > longest) longest = t_mat, kernel_bound = kernel;
-        double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dv->gflops * GIGA;
+        double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dec_gflops(dv) * GIGA;
         double swa = attended(depth, l->swa_window);
         double kv = l->kv_bytes_full * depth + l->kv_bytes_swa * swa;
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;

@@ -49,6 +49,7 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;
         s->gflops = (vector ? d->vulkan_tflops : d->fp16_tflops > 0 ? d->fp16_tflops : d->fp32_tflops) * 1000.0;
+        if (d->backend != PLAN_METAL) s->dec_gflops = PLAN_INT8_PER_FP32_DP4A * d->fp32_tflops * 1000.0;
         /* an RPC device gets no host weights per batch (its backend has no offload_op) */
         s->link_gbs = d->unified || d->rpc ? 0 : d->link_gbs > 0 ? d->link_gbs : PLAN_DEFAULT_LINK_GBS;
         s->soc = d->unified && d->backend != PLAN_METAL;
