@@ -129,6 +129,14 @@ static void test_decode_bound(const plan_efficiency *e) {
     g.dev[0].gflops = 100;
     CHECK(plan_speed_decode_bound(&g, e, 0) == PLAN_BOUND_KERNEL);
     g.dev[0].gflops = 1000;
+    /* Decode's arithmetic runs at the device's decode rate where it has one (a GPU's vector units), not at its
+     * matrix rate: at 100 GFLOP/s of it the same card is kernel-bound, and its prefill, on the matrix units,
+     * does not change. */
+    double pp = plan_speed_pp_tps(&g, e, 512, 0);
+    g.dev[0].dec_gflops = 100;
+    CHECK(plan_speed_decode_bound(&g, e, 0) == PLAN_BOUND_KERNEL);
+    CHECK_NEAR(plan_speed_pp_tps(&g, e, 512, 0), pp, 1e-9 * pp);
+    g.dev[0].dec_gflops = 0;
     g.load[0].bytes[GGML_TYPE_Q4_K] = 0.5625e6;
     g.load[0].elems[GGML_TYPE_Q4_K] = 1e6;
     CHECK(plan_speed_decode_bound(&g, e, 0) == PLAN_BOUND_FIXED);
@@ -618,6 +626,17 @@ static void test_gpu_conversion(void) {
     CHECK(plan_hw_from_catalog(&hw, "rtx-4090", &err) == FC_OK);
     plan_speed_dev_from_device(&s, &hw.gpu[0]);
     CHECK_NEAR(s.mem_gbs, 1008 * PLAN_GPU_READ_OF_SPEC, 1e-9);
+    /* its decode on its vector units' int8 dot rate: on a GeForce since Ampere, its FP16 tensor figure */
+    CHECK_NEAR(s.dec_gflops, PLAN_INT8_PER_FP32_DP4A * 82600, 1e-6);
+    CHECK_NEAR(s.dec_gflops, s.gflops, 1e-3 * s.gflops);
+    /* a V100's matrix units are 8x its FP32 lanes: it decodes on half its matrix rate */
+    CHECK(plan_hw_from_catalog(&hw, "v100-32gb-pcie", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK_NEAR(s.dec_gflops, s.gflops / 2, 1e-3 * s.gflops);
+    /* Apple's GPUs: their FP32 ALU rate is already what every kernel runs on */
+    CHECK(plan_hw_from_catalog(&hw, "apple-m2-max", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK(s.dec_gflops == 0 && s.gflops > 0);
     /* An Arc A770 computes at its XMX rate with SYCL, at its vector rate with
      * Vulkan (ggml-vulkan enables cooperative matrices on Intel for Xe2 only);
      * the corpus's rows get the same figures. */
