@@ -480,8 +480,9 @@ typedef struct plan_speed_dev {
     double gflops;         /* dense throughput F (see above), GFLOP/s */
     /* What decode's arithmetic runs at, GFLOP/s; 0 = gflops. A GPU's matrix-vector kernels (MMVQ: int8 dot
      * products of the weights' blocks against the quantized activation) and its flash-attention decode kernel
-     * run on the vector units, not the matrix units gflops counts: PLAN_INT8_PER_FP32_DP4A x its FP32 rate
-     * (Apple's gflops is its FP32 ALU rate already). */
+     * run on the vector units, not the matrix units gflops counts: PLAN_INT8_PER_FP32_DP4A x its FP32 rate x
+     * the share of INT32 lanes its SMs have (planner/speed_plan.c int_lanes_share). Apple's gflops is its FP32
+     * ALU rate already. */
     double dec_gflops;
     double link_gbs;       /* host link per direction, GB/s; 0 = none (CPU, unified memory) */
     /* A CPU whose weights stay in plain buffers though llama.cpp would repack
@@ -612,9 +613,9 @@ double plan_probe_read_at(const probe_profile *p, int n_threads);
  * cores read, the basis of the CPU constants (the probe's read): STREAM-like
  * all-core reads sustain 70-90% of it (data/hardware.json cpu_platform notes). */
 #define PLAN_CPU_READ_OF_SPEC 0.80
-/* A 4-way int8 dot product per FP32 lane and clock (NVIDIA's dp4a since sm_61, AMD's v_dot4 since gfx906,
- * Intel's DP4A): the multiply-adds decode's quantized kernels do per FP32 one. On a GeForce since Ampere
- * it makes the decode rate the card's FP16 tensor figure (4 x FP32), the basis its constants had before. */
+/* A 4-way int8 dot product per lane and clock (NVIDIA's dp4a since sm_61, AMD's v_dot4 since gfx906,
+ * Intel's DP4A): the multiply-adds decode's quantized kernels do per FP32 one, on a GeForce since Ampere
+ * (half its lanes do INT32) the card's FP16 tensor figure (4 x FP32), the basis its constants had before. */
 #define PLAN_INT8_PER_FP32_DP4A 4.0
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d);
 /* The CUDA constants were fitted on GeForce cards, whose CUDA cores (FP32/INT32) give a quarter of their FP16

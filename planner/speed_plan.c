@@ -24,6 +24,19 @@ double plan_int8_share(double per_fp32) {
     return per_fp32 >= PROBE_INT8_AVX2 && per_fp32 <= PROBE_INT8_I8MM ? per_fp32 / PLAN_INT8_REF : 0;
 }
 
+/* INT32 lanes per FP32 lane of a GPU's SMs, over the 1/2 of the GeForce cards since Ampere that
+ * PLAN_INT8_PER_FP32_DP4A's basis was fitted on: the int8 dot products of decode's kernels issue on the
+ * INT32 lanes. Ampere's GA10x, Ada's and Hopper's SMs pair 64 FP32-only lanes with 64 FP32-or-INT32 ones;
+ * Volta's, Turing's and the A100's pair 64 FP32 lanes with 64 INT32 ones; Blackwell's 128 lanes all do
+ * either (NVIDIA's architecture whitepapers). Other vendors' and unknown GPUs (a probed one): 1. */
+static double int_lanes_share(const char *id) {
+    char fam[32];
+    plan_corpus_family(id, fam, sizeof fam);
+    bool every_lane = !strcmp(fam, "nvidia-volta") || !strcmp(fam, "nvidia-turing") ||
+                      !strcmp(fam, "nvidia-blackwell") || !strncasecmp(id, "a100", 4);
+    return every_lane ? 2.0 : 1.0;
+}
+
 void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%.63s", d->id);
@@ -49,7 +62,8 @@ void plan_speed_dev_from_device(plan_speed_dev *s, const plan_device *d) {
         /* Vulkan reaches the matrix units only where ggml-vulkan enables cooperative matrices */
         bool vector = d->backend == PLAN_VULKAN && d->vulkan_tflops > 0;
         s->gflops = (vector ? d->vulkan_tflops : d->fp16_tflops > 0 ? d->fp16_tflops : d->fp32_tflops) * 1000.0;
-        if (d->backend != PLAN_METAL) s->dec_gflops = PLAN_INT8_PER_FP32_DP4A * d->fp32_tflops * 1000.0;
+        if (d->backend != PLAN_METAL)
+            s->dec_gflops = int_lanes_share(d->id) * PLAN_INT8_PER_FP32_DP4A * d->fp32_tflops * 1000.0;
         /* an RPC device gets no host weights per batch (its backend has no offload_op) */
         s->link_gbs = d->unified || d->rpc ? 0 : d->link_gbs > 0 ? d->link_gbs : PLAN_DEFAULT_LINK_GBS;
         s->soc = d->unified && d->backend != PLAN_METAL;

@@ -629,10 +629,14 @@ static void test_gpu_conversion(void) {
     /* its decode on its vector units' int8 dot rate: on a GeForce since Ampere, its FP16 tensor figure */
     CHECK_NEAR(s.dec_gflops, PLAN_INT8_PER_FP32_DP4A * 82600, 1e-6);
     CHECK_NEAR(s.dec_gflops, s.gflops, 1e-3 * s.gflops);
-    /* a V100's matrix units are 8x its FP32 lanes: it decodes on half its matrix rate */
+    /* a V100 pairs each FP32 lane with an INT32 one (an RTX 4090, one INT32 lane per two): twice the 4090's
+     * decode rate per FP32 FLOP, its matrix rate (8x FP32); an RTX 5090's lanes all do INT32 too */
     CHECK(plan_hw_from_catalog(&hw, "v100-32gb-pcie", &err) == FC_OK);
     plan_speed_dev_from_device(&s, &hw.gpu[0]);
-    CHECK_NEAR(s.dec_gflops, s.gflops / 2, 1e-3 * s.gflops);
+    CHECK_NEAR(s.dec_gflops, 2 * PLAN_INT8_PER_FP32_DP4A * 14000, 1e-6);
+    CHECK(plan_hw_from_catalog(&hw, "rtx-5090", &err) == FC_OK);
+    plan_speed_dev_from_device(&s, &hw.gpu[0]);
+    CHECK_NEAR(s.dec_gflops, 2 * PLAN_INT8_PER_FP32_DP4A * 104800, 1e-6);
     /* Apple's GPUs: their FP32 ALU rate is already what every kernel runs on */
     CHECK(plan_hw_from_catalog(&hw, "apple-m2-max", &err) == FC_OK);
     plan_speed_dev_from_device(&s, &hw.gpu[0]);
