@@ -62,8 +62,9 @@ static int corpus_device(const char *id, int backend, plan_speed_dev *d, int *co
         if (!strcmp(e.category, "cpu_platform"))
             return fc_err_set(err, FC_EINPUT, "device '%s' is a CPU platform without a core count; list the CPU in "
                                               "data/bench_devices.csv", id);
-        return corpus_dev(d, id, backend, e.bandwidth_gbs, e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops, e.fp32_tflops,
-                          e.vulkan_tflops, e.int8_tops, 0, 0, plan_hwcat_unified(&e), err);
+        double tflops = e.fp16_tflops > 0 ? e.fp16_tflops : e.fp32_tflops;
+        return corpus_dev(d, id, backend, e.bandwidth_gbs, tflops, e.fp32_tflops, e.vulkan_tflops, e.int8_tops, 0, 0,
+                          plan_hwcat_unified(&e), err);
     }
     const char *cur = plan_data_file("bench_devices.csv");
     if (!cur) return fc_err_set(err, FC_ERUNTIME, "data/bench_devices.csv is not built in");

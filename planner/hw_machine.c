@@ -78,8 +78,9 @@ static int hw_gpu_backend(const probe_gpu *g) {
  * (docs/gpu.md), so it reports no FP16 rate there. */
 #define TENSOR_PER_FP32_SM7 8.0
 /* Turing's tensor cores run int8 at twice their FP16 rate; before them
- * (llama.cpp: below compute capability 7.5) int8 is DP4A on the FP32 lanes
- * (PLAN_INT8_PER_FP32_DP4A), and llama.cpp dequantizes for cuBLAS (plan_speed_dev.dequant_gemm). */
+ * (llama.cpp: below compute capability 7.5) int8 is DP4A on Volta's INT32
+ * lanes, one per FP32 lane (PLAN_INT8_PER_FP32_DP4A x its FP32 rate), and
+ * llama.cpp dequantizes for cuBLAS (plan_speed_dev.dequant_gemm). */
 #define INT8_PER_FP16_TURING 2.0
 
 /* Measured when present (the probe's read, the pinned host-to-device copy),
@@ -104,7 +105,8 @@ void plan_device_from_gpu(plan_device *d, const probe_gpu *g) {
     bool sm7_tensor = d->backend == PLAN_CUDA && g->cc_major == 7 && !strstr(g->name, "GTX");
     if (sm7_tensor && !(g->fp16_tflops > 0) && g->fp32_tflops > 0) {
         d->fp16_tflops = TENSOR_PER_FP32_SM7 * g->fp32_tflops;
-        d->int8_tops = g->cc_minor >= 5 ? INT8_PER_FP16_TURING * d->fp16_tflops : PLAN_INT8_PER_FP32_DP4A * g->fp32_tflops;
+        d->int8_tops = g->cc_minor >= 5 ? INT8_PER_FP16_TURING * d->fp16_tflops
+                                        : PLAN_INT8_PER_FP32_DP4A * g->fp32_tflops;
         snprintf(d->source, sizeof d->source, "probe profile (%s; FP16 tensor rate 8x the measured FP32: sm_%d%d)", g->api,
                  g->cc_major, g->cc_minor);
     }

@@ -195,7 +195,8 @@ int plan_make(const plan_request *rq, plan_result *r, fc_err *err) {
         r->has_speed = true;
     else
         snprintf(r->speed_note, sizeof r->speed_note, "%s", serr.msg);
-    if (r->has_speed && (rc = plan_accuracy_of_plan(&r->hw, &r->mem, rq->model, &r->params, &r->accuracy, err))) goto out;
+    if (r->has_speed && (rc = plan_accuracy_of_plan(&r->hw, &r->mem, rq->model, &r->params, &r->accuracy, err)))
+        goto out;
     if (r->has_speed && r->speed.numa != PLAN_NUMA_ONE) {
         char line[PLAN_NOTE_LEN];
         plan_numa_note(&r->hw.host, &r->mem.host, r->speed.numa, line, sizeof line);
