@@ -545,6 +545,9 @@ typedef struct plan_speed_load {
     double exp_frac;                    /* n_expert_used / n_expert, 0 when dense */
     uint32_t n_layers;
     uint32_t n_moe_layers, n_expert_used;  /* of them MoE layers, and the experts a token runs in each */
+    /* graph nodes of its layers' tensors beyond a dense Llama layer's, summed over the layers (biases,
+     * Q/K norms, Gemma's post-norms, a MoE router; planner/speed_load.c); < 0 where a layer has fewer */
+    double extra_nodes;
     /* per cached position, summed over this device's layers */
     double kv_bytes_full, attn_macs_full, kv_elems_full;  /* full-attention layers */
     double kv_bytes_swa, attn_macs_swa, kv_elems_swa;     /* sliding-window layers */

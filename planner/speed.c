@@ -63,18 +63,20 @@ static double tiled_share(const plan_speed_setup *s, const plan_speed_dev *d, ui
     return s->pre_tiled || s->engine != PLAN_ENG_LLAMACPP ? 1.0 : plan_tiled_share(d->cpu_isa, d->int8_share, t);
 }
 
-/* A dense decoder layer's graph nodes in llama.cpp (llama-graph.cpp, one token, flash attention): the
- * attention norm and its scale, Q, K and V, two RoPEs, two cache writes, attention, the output matrix,
- * the residual add, the FFN norm and its scale, gate, up, the activation, down, the residual add. */
-#define DENSE_LAYER_NODES 20.0
-/* The nodes build_moe_ffn (llama-graph.cpp) adds to a dense FFN's, whose gate, up and down become
- * mul_mat_id: the router's matrix, the gating (softmax), top-k, the chosen weights' rows, their
+/* A dense Llama layer's graph nodes in llama.cpp (llama-graph.cpp, one token, flash attention), as a
+ * current build runs them: the attention norm (fused with its scale: planner/speed_load.c), Q, K and V, two
+ * RoPEs, two cache writes, attention, the output matrix, the residual add, the FFN norm, gate, up, the
+ * activation (one GLU op), down, the residual add. Another architecture's tensors add theirs
+ * (plan_speed_load.extra_nodes). */
+#define DENSE_LAYER_NODES 17.0
+/* The nodes build_moe_ffn (llama-graph.cpp) adds beyond its tensors' (the router's matrix is one of them,
+ * and gate, up and down become mul_mat_id): the gating (softmax), top-k, the chosen weights' rows, their
  * normalization (sum, clamp, divide), the weighting, and n_expert_used - 1 adds of the experts' outputs. */
-#define MOE_NODES_UNFUSED(n_expert_used) (7.0 + (n_expert_used) - 1.0)
+#define MOE_NODES_UNFUSED(n_expert_used) (6.0 + (n_expert_used) - 1.0)
 /* CUDA (ggml-cuda.cu's topk-moe fusion; HIP builds the same sources) and Vulkan (its topk_moe shader)
- * run gating through normalization as one kernel, and add the experts' outputs in one: the router, the
- * fused top-k, the weighting and one add. */
-#define MOE_NODES_FUSED 4.0
+ * run gating through normalization as one kernel, and add the experts' outputs in one: the fused top-k,
+ * the weighting and one add. */
+#define MOE_NODES_FUSED 3.0
 
 /* A device's MoE layers' fixed cost beyond their count, in dense layers' worth: each node is a kernel
  * launch and, on a CPU, a barrier of its threads, the costs layer_us and ubatch_us stand for. Without
@@ -84,6 +86,14 @@ static double moe_layer_extra(const plan_speed_load *l, int backend) {
     bool fused = backend == PLAN_CUDA || backend == PLAN_ROCM || backend == PLAN_VULKAN;
     double nodes = fused ? MOE_NODES_FUSED : MOE_NODES_UNFUSED((double)l->n_expert_used);
     return l->n_moe_layers * nodes / DENSE_LAYER_NODES;
+}
+
+/* A device's layers in dense Llama layers' worth of llama.cpp's graph nodes: their count, what their
+ * tensors add (biases, Q/K norms, post-norms, a router) and the MoE gating's nodes. fitcheck's engine
+ * runs a layer as one forward step whatever its tensors (engine/forward.c). */
+static double layers_worth(const plan_speed_load *l, int backend, int engine) {
+    double tensors = engine == PLAN_ENG_LLAMACPP ? l->extra_nodes / DENSE_LAYER_NODES : 0;
+    return l->n_layers + tensors + moe_layer_extra(l, backend);
 }
 
 /* Cached positions a layer kind attends to at a depth: sliding-window layers
@@ -174,7 +184,7 @@ static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
         double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;
         t += t_mat + kv / bw;
-        fixed_us += (l->n_layers + moe_layer_extra(l, dv->backend)) * layer_us(f, dv, s->engine);
+        fixed_us += layers_worth(l, dv->backend, s->engine) * layer_us(f, dv, s->engine);
         /* Per query MAC or per cached element, whichever the set has (planner.h). A set with both has two
          * kernels: attn_kv is its flash-attention kernel, attn_dec its plain path (KQ and KQV as broadcast
          * matrix-vector products, which read the cache once per query head). A set with one runs it on
@@ -297,7 +307,7 @@ static double ubatch_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double attn_flops = 2.0 * (l->attn_macs_full * full_pos + l->attn_macs_swa * swa_pos);
         double nofa = s->no_fa ? f->scalar[PLAN_EFF_NOFA_PP] : 1.0;
         t += t_dequant + fmax(bytes / bw, t_gemm) + attn_flops / (f->scalar[PLAN_EFF_ATTN_PP] * nofa * fl) +
-             (l->n_layers + moe_layer_extra(l, dv->backend)) * f->scalar[PLAN_EFF_UBATCH_US] * US;
+             layers_worth(l, dv->backend, s->engine) * f->scalar[PLAN_EFF_UBATCH_US] * US;
         if (s->no_fa && dv->backend != PLAN_CPU) t += nofa_scores_s(l, n, depth, bw);
         if (run != d) t += weights / (dv->link_gbs * f->scalar[PLAN_EFF_LINK] * GIGA);
     }

@@ -17,6 +17,18 @@ static bool tensor_is_matmul(const model_tensor *t, bool embd_is_output) {
     return true;
 }
 
+/* The graph nodes a layer's tensor brings to llama.cpp's graph of one token (llama-graph.cpp): a matrix its
+ * product (mul_mat, mul_mat_id), a bias its add, a norm's weight its norm, which the backends run fused with
+ * the scale (CUDA's rms_norm + mul fusion, Metal's #16220, the CPU's #22423), DeepSeek's routing bias an add;
+ * attention sinks are an operand of the attention kernel, no node of their own. */
+static double tensor_nodes(const model_tensor *t) {
+    if (t->n_dims >= 2 || t->role == ROLE_ATTN_BIAS) return 1;
+    return t->role == ROLE_NORM && !strstr(t->name, "attn_sinks") ? 1 : 0;
+}
+/* A dense Llama layer's tensor nodes, the basis layer_us and ubatch_us are priced on (planner/speed.c): Q, K,
+ * V, the output matrix, gate, up and down, and two norms. */
+#define LLAMA_LAYER_TENSOR_NODES 9.0
+
 int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_place *pl, fc_err *err) {
     const model_hparams *hp = &m->hp;
     if (s->n_dev <= 0 || s->n_dev > PLAN_SPEED_MAX_DEVS)
@@ -40,12 +52,14 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
 
     for (uint32_t i = 0; i < m->n_tensors; i++) {
         const model_tensor *t = &m->tensors[i];
-        if (!tensor_is_matmul(t, !has_output) || t->type >= GGML_TYPE_COUNT) continue;
-        int dev = t->layer >= 0 && (uint32_t)t->layer < hp->n_layer ? pl->layer_dev[t->layer] : pl->output_dev;
+        bool in_layer = t->layer >= 0 && (uint32_t)t->layer < hp->n_layer;
+        int dev = in_layer ? pl->layer_dev[t->layer] : pl->output_dev;
         bool exp = role_is_expert(t->role) && frac > 0;
-        bool moved = exp && pl->exps_dev >= 0 && t->layer >= 0 && (uint32_t)t->layer < pl->exps_layers;
+        bool moved = exp && pl->exps_dev >= 0 && in_layer && (uint32_t)t->layer < pl->exps_layers;
         if (moved) dev = pl->exps_dev;
         plan_speed_load *l = &s->load[dev];
+        if (in_layer) l->extra_nodes += tensor_nodes(t);
+        if (!tensor_is_matmul(t, !has_output) || t->type >= GGML_TYPE_COUNT) continue;
         double elems = (double)t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
         if (t->role == ROLE_OUTPUT || t->role == ROLE_TOKEN_EMBD) {
             l->out_bytes += t->bytes;
@@ -68,6 +82,7 @@ int plan_speed_loads(plan_speed_setup *s, const model_desc *m, const plan_speed_
         int dev = pl->layer_dev[il];
         plan_speed_load *l = &s->load[dev];
         l->n_layers++;
+        l->extra_nodes -= LLAMA_LAYER_TENSOR_NODES;
         double kv_el = (double)(model_hparams_kv_k_elems(hp, il) + model_hparams_kv_v_elems(hp, il)), kv_pos = kv_el * kv_bpe;
         double macs = (double)hp->n_head * (hp->head_dim_k + hp->head_dim_v);
         if (hp->sliding_window && hp->swa_layer[il]) {

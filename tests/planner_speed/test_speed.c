@@ -219,9 +219,10 @@ static void test_attention_paths(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.005, 1e-6);
 }
 
-/* A MoE layer adds graph nodes to a dense one's, each a launch at layer_us' share (planner/speed.c): 8 experts per
- * token, unfused (Metal) 7 + 7 = 14 nodes, 0.7 of a dense layer's 20; fused (CUDA: one top-k kernel, one add) 4,
- * 0.2. 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us dense, 120 us on CUDA, 170 us on Metal. */
+/* A MoE layer adds graph nodes to its tensors' (planner/speed.c), priced at layer_us per dense layer of 17: 8
+ * experts per token, unfused (Metal) 6 + 7 = 13 nodes; fused (CUDA: one top-k kernel, one add) 3; its router's
+ * product is one of its tensors' nodes (test_layer_nodes). 1 GB at 1000 GB/s = 1 ms; 10 layers x 10 us = 100 us
+ * dense. */
 static void test_moe_layers(const plan_efficiency *e) {
     plan_efficiency *f = malloc(sizeof *f);
     CHECK(f != NULL);
@@ -235,10 +236,47 @@ static void test_moe_layers(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00110, 1e-9);
     s.load[0].n_moe_layers = 10;
     s.load[0].n_expert_used = 8;
-    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00112, 1e-9);
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00110 + 10 * 10e-6 * 3 / 17, 1e-9);
     s.dev[0].backend = PLAN_METAL;
-    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00117, 1e-9);
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00110 + 10 * 10e-6 * 13 / 17, 1e-9);
+    /* Tensors beyond a Llama layer's, 17 nodes over the 10 layers: one dense layer more. fitcheck's engine
+     * runs a layer as one step whatever its tensors. */
+    s.load[0].n_moe_layers = 0;
+    s.load[0].extra_nodes = 17;
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00111, 1e-9);
+    s.engine = PLAN_ENG_FITCHECK;
+    f->set[PLAN_METAL][PLAN_ENG_FITCHECK] = f->set[PLAN_METAL][PLAN_ENG_LLAMACPP];
+    CHECK_NEAR(plan_speed_decode_s(&s, f, 0), 0.00110, 1e-9);
     free(f);
+}
+
+/* A layer's graph nodes counted from its tensors (planner/speed_load.c), beyond a dense Llama layer's 9 (Q, K, V,
+ * output, gate, up, down, and two norms, each fused with its scale): Qwen2.5's Q, K and V biases 3; Qwen3's Q and
+ * K norms 2; Gemma 3's Q and K norms and two post-norms 4; gpt-oss' four attention biases, its router and router
+ * bias, and its experts' three biases 9 (its attention sinks are an operand, no node). */
+static void test_layer_nodes(void) {
+    static const struct { const char *model, *quant; double per_layer; } cases[] = {
+        {"llama-3.1-8b", "Q4_K_M", 0}, {"qwen2.5-7b", "Q4_K_M", 3}, {"qwen3-8b", "Q4_K_M", 2},
+        {"gemma-3-4b", "Q4_K_M", 4}, {"gpt-oss-20b", "MXFP4_MOE", 9},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        model_hparams hp;
+        model_desc d;
+        fc_err err = {0};
+        CHECK(model_catalog_find(cases[c].model, NULL, &hp, &err) == FC_OK);
+        CHECK(model_desc_synthesize(&d, &hp, cases[c].quant, &err) == FC_OK);
+        plan_speed_setup s;
+        memset(&s, 0, sizeof s);
+        s.n_dev = 1;
+        s.dev[0] = (plan_speed_dev){.backend = PLAN_CUDA, .mem_gbs = 1000, .gflops = 1e5};
+        plan_speed_place pl;
+        memset(&pl, 0, sizeof pl);
+        pl.exps_dev = -1;
+        pl.kv_type = GGML_TYPE_F16;
+        CHECK(plan_speed_loads(&s, &d, &pl, &err) == FC_OK);
+        CHECK_NEAR(s.load[0].extra_nodes, cases[c].per_layer * d.hp.n_layer, 1e-9);
+        model_desc_free(&d);
+    }
 }
 
 /* llama.cpp's CPU threads meet at a barrier per graph node, one cache-line hand-over per thread: its layer cost is
@@ -541,6 +579,9 @@ static void test_loads(void) {
     CHECK(s.load[1].n_layers == 2);
     CHECK(s.load[1].n_moe_layers == 2 && s.load[1].n_expert_used == 2);  /* the router runs with the layer */
     CHECK(s.load[0].n_moe_layers == 0);
+    /* Graph nodes beyond a Llama layer's 9 tensor nodes: Q's product on the GPU, the experts' on the CPU. */
+    CHECK_NEAR(s.load[1].extra_nodes, 2 * (1 - 9), 1e-9);
+    CHECK_NEAR(s.load[0].extra_nodes, 2, 1e-9);
     /* KV per position: 2 layers x (2 heads x 16) x 2 (K, V) x 2 bytes = 256 */
     CHECK_NEAR(s.load[1].kv_bytes_full, 256, 1e-9);
     CHECK_NEAR(s.load[1].kv_elems_full, 128, 1e-9);
@@ -688,6 +729,7 @@ int main(void) {
     test_dequant_prefill(&e);
     test_attention_paths(&e);
     test_moe_layers(&e);
+    test_layer_nodes();
     test_cpu_threads(&e);
     test_cpu_int8(&e);
     test_tiled_prefill(&e);
