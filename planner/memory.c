@@ -93,11 +93,14 @@ static const char *const flag_names[PLAN_FLAG_COUNT] = {"--no-mmap", "--no-repac
 
 const char *plan_load_flag_name(int f) { return f >= 0 && f < PLAN_FLAG_COUNT ? flag_names[f] : "?"; }
 
+uint64_t plan_kv_swa_cells(uint32_t window, uint32_t n_seq, uint32_t n_ubatch, bool flash_attn) {
+    return PAD_UP((uint64_t)window * n_seq + n_ubatch, flash_attn ? KV_PAD_FA : KV_PAD_NOFA);
+}
+
 uint32_t plan_kv_cells(const model_hparams *hp, const plan_params *p, bool swa) {
-    uint64_t pad = p->flash_attn ? KV_PAD_FA : KV_PAD_NOFA;
-    uint64_t cells = PAD_UP((uint64_t)p->n_ctx, pad);
+    uint64_t cells = PAD_UP((uint64_t)p->n_ctx, p->flash_attn ? KV_PAD_FA : KV_PAD_NOFA);
     if (swa && hp->sliding_window) {
-        uint64_t w = PAD_UP((uint64_t)hp->sliding_window * p->n_parallel + p->n_ubatch, pad);
+        uint64_t w = plan_kv_swa_cells(hp->sliding_window, p->n_parallel, p->n_ubatch, p->flash_attn);
         if (w < cells) cells = w;
     }
     return cells > UINT32_MAX ? UINT32_MAX : (uint32_t)cells;

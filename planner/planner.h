@@ -285,6 +285,9 @@ void plan_numa_note(const plan_device *host, const plan_dev_mem *need, int numa,
  * (32 without); a sliding-window layer holds at most window x sequences +
  * ubatch cells. */
 uint32_t plan_kv_cells(const model_hparams *hp, const plan_params *p, bool swa);
+/* The cells of a sliding-window layer's cache (llama-kv-cache-iswa.cpp, since ggml-org/llama.cpp#13833):
+ * window x sequences + ubatch, padded as plan_kv_cells pads. */
+uint64_t plan_kv_swa_cells(uint32_t window, uint32_t n_seq, uint32_t n_ubatch, bool flash_attn);
 /* Bytes of K and V for layer il with `cells` cells (quantized types with
  * their true block size; MLA caches only the latent). FC_EINPUT if a row is
  * not a whole number of blocks of the type. */

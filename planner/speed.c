@@ -100,6 +100,27 @@ static double layers_worth(const plan_speed_load *l, int backend, int engine) {
  * see at most the window. */
 static double attended(double depth, uint32_t window) { return window && depth > window ? window : depth; }
 
+/* Backends whose decode flash-attention kernel skips a block of cells whose mask is all -inf, reading the
+ * mask alone there: Metal's and Vulkan's (ggml-metal fa_vec_common.metal, vulkan-shaders flash_attn*.comp),
+ * the CPU's per cell (ggml-cpu ops.cpp). CUDA's and HIP's (fattn-vec.cuh, with SYCL's port of it) trim
+ * fully masked tiles only at the end of the view and only for batches of 1024 rows or more
+ * (flash_attn_mask_to_KV_max), which a token's decode never is. */
+static const bool fa_skips_masked[PLAN_BACKEND_COUNT] = {[PLAN_CPU] = true, [PLAN_METAL] = true, [PLAN_VULKAN] = true};
+
+/* Cached cells one token's decode attention reads in a sliding-window layer. llama.cpp's window cache is a
+ * ring of window + ubatch cells (plan_kv_swa_cells), and the view its attention takes runs to the last cell
+ * used, the positions the window has left behind masked: from the window on, a kernel that does not skip
+ * them (fa_skips_masked; without flash attention none does, KQ is a plain product over the view) reads more
+ * cells as depth grows, until the ring is full. So a DGX Spark's Gemma-3-4B at -ub 2048 decodes at depth
+ * 4096 as if its window held 3072 cells (its tg32 slows 13% from depth 0 to 4096, and 15% from there to
+ * 32768, ggml-org/llama.cpp benches/dgx-spark.md). fitcheck's engine reads the window. */
+static double swa_decode_cells(const plan_speed_setup *s, const plan_speed_dev *d, const plan_speed_load *l,
+                               double depth) {
+    bool window_only = s->engine != PLAN_ENG_LLAMACPP || (!s->no_fa && fa_skips_masked[d->backend]);
+    if (!l->swa_window || window_only) return attended(depth, l->swa_window);
+    return fmin(depth, (double)plan_kv_swa_cells(l->swa_window, 1, s->n_ubatch, !s->no_fa));
+}
+
 /* The rate decode's arithmetic runs at (plan_speed_dev.dec_gflops; unknown: the dense rate F). */
 static double dec_gflops(const plan_speed_dev *d) {
     return d->dec_gflops > 0 ? d->dec_gflops : d->gflops;
@@ -179,7 +200,7 @@ static double decode_s(const plan_speed_setup *s, const plan_efficiency *e, doub
         double t_mat = matvec_s(l, dv, f, parts ? &kernel : NULL);
         if (t_mat > longest) longest = t_mat, kernel_bound = kernel;
         double bw = dv->mem_gbs * f->scalar[PLAN_EFF_BW] * GIGA, fl = dec_gflops(dv) * GIGA;
-        double swa = attended(depth, l->swa_window);
+        double swa = swa_decode_cells(s, dv, l, depth);
         double kv = l->kv_bytes_full * depth + l->kv_bytes_swa * swa;
         double macs = l->attn_macs_full * depth + l->attn_macs_swa * swa;
         double cached = l->kv_elems_full * depth + l->kv_elems_swa * swa;

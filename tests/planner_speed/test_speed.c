@@ -20,6 +20,7 @@ static const char *const eff_csv =
     "cpu,llama.cpp,ubatch_us,,0.000001,test\n"
     "cpu,llama.cpp,hop_us,,0.000001,test\n"
     "cpu,llama.cpp,link_eff,,1,test\n"
+    "cpu,llama.cpp,nofa_dec,,1,test\n"
     "cuda,llama.cpp,bw_eff,,1,test\n"
     "cuda,llama.cpp,dec_rate,*,0.5,test\n"
     "cuda,llama.cpp,pp_eff,*,0.5,test\n"
@@ -153,13 +154,35 @@ static void test_depth(const plan_efficiency *e) {
     CHECK_NEAR(plan_speed_decode_s(&s, e, 1000), 0.005, 1e-6);
     /* tg128 from depth 1000 averages depths 1000..1127: the time at 1063.5. */
     CHECK_NEAR(1.0 / plan_speed_tg_tps(&s, e, 128, 1000), 0.005 * 1063.5 / 1000, 1e-6);
-    /* A sliding-window layer attends to at most its window. */
+    /* A sliding-window layer attends to at most its window. Where llama.cpp's kernel reads what the window
+     * has left masked (without flash attention: KQ is a plain product over the view), it reads every cell of
+     * its ring of window + ubatch cells (512 + 512) up to the last one used: 768 cells at depth 768, 1024
+     * from depth 1024 on. The CPU's flash-attention kernel skips masked cells, and fitcheck's engine reads
+     * the window. */
     plan_speed_setup w = one_cpu(100, 1000);
     w.load[0].kv_bytes_swa = 1e5;
     w.load[0].attn_macs_swa = 1e6;
     w.load[0].swa_window = 512;
     w.load[0].n_layers = 1;
+    w.n_ubatch = 512;
     CHECK_NEAR(plan_speed_decode_s(&w, e, 4096), 0.005 * 512 / 1000, 1e-6);
+    w.no_fa = true;
+    CHECK_NEAR(plan_speed_decode_s(&w, e, 256), 0.005 * 256 / 1000, 1e-6);
+    CHECK_NEAR(plan_speed_decode_s(&w, e, 768), 0.005 * 768 / 1000, 1e-6);
+    CHECK_NEAR(plan_speed_decode_s(&w, e, 4096), 0.005 * 1024 / 1000, 1e-6);
+    w.n_ubatch = 2048; /* 2560 cells, padded to 32 without flash attention */
+    CHECK_NEAR(plan_speed_decode_s(&w, e, 4096), 0.005 * 2560 / 1000, 1e-6);
+    w.engine = PLAN_ENG_FITCHECK;
+    w.no_fa = false;
+    w.load[0].kv_elems_swa = 5e4;
+    CHECK_NEAR(plan_speed_decode_s(&w, e, 4096), 0.0014 * 512 / 1000, 1e-6);
+    /* A CUDA card's flash-attention kernel reads the masked cells too: the ring of 512 + 512, padded to 256. */
+    plan_speed_setup c = one_gpu(100, 1000);
+    c.load[0].kv_bytes_swa = 1e5;
+    c.load[0].swa_window = 512;
+    c.n_ubatch = 600;
+    double at_window = plan_speed_decode_s(&c, e, 512);
+    CHECK_NEAR(plan_speed_decode_s(&c, e, 4096) - at_window, (1280.0 - 512) * 1e5 / 100e9, 1e-9);
     /* fitcheck's engine costs attention per cached element, not per query:
      * 5e4 K/V elements per position x 1000 / (0.125 x 1000 GFLOP/s) = 0.4 ms,
      * plus the same 1 ms of KV read; the MACs cost it nothing. */
