@@ -93,12 +93,14 @@ static const char *const flag_names[PLAN_FLAG_COUNT] = {"--no-mmap", "--no-repac
 
 const char *plan_load_flag_name(int f) { return f >= 0 && f < PLAN_FLAG_COUNT ? flag_names[f] : "?"; }
 
+static uint64_t kv_pad(bool flash_attn) { return flash_attn ? KV_PAD_FA : KV_PAD_NOFA; }
+
 uint64_t plan_kv_swa_cells(uint32_t window, uint32_t n_seq, uint32_t n_ubatch, bool flash_attn) {
-    return PAD_UP((uint64_t)window * n_seq + n_ubatch, flash_attn ? KV_PAD_FA : KV_PAD_NOFA);
+    return PAD_UP((uint64_t)window * n_seq + n_ubatch, kv_pad(flash_attn));
 }
 
 uint32_t plan_kv_cells(const model_hparams *hp, const plan_params *p, bool swa) {
-    uint64_t cells = PAD_UP((uint64_t)p->n_ctx, p->flash_attn ? KV_PAD_FA : KV_PAD_NOFA);
+    uint64_t cells = PAD_UP((uint64_t)p->n_ctx, kv_pad(p->flash_attn));
     if (swa && hp->sliding_window) {
         uint64_t w = plan_kv_swa_cells(hp->sliding_window, p->n_parallel, p->n_ubatch, p->flash_attn);
         if (w < cells) cells = w;
